@@ -1,0 +1,284 @@
+package autograd
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// MatMul returns a·b.
+func (t *Tape) MatMul(a, b *Var) *Var {
+	out := t.newVar(a.Value.Rows, b.Value.Cols)
+	tensor.MatMul(out.Value, a.Value, b.Value, false)
+	t.record(out, func() {
+		g := out.grad
+		if g == nil {
+			return
+		}
+		if a.needsGrad {
+			tensor.MatMulBT(t.gradOf(a), g, b.Value, true)
+		}
+		if b.needsGrad {
+			tensor.MatMulAT(t.gradOf(b), a.Value, g, true)
+		}
+	}, a, b)
+	return out
+}
+
+// AddBias returns x + 1·b for a 1×C row vector b.
+func (t *Tape) AddBias(x, b *Var) *Var {
+	if b.Value.Rows != 1 || b.Value.Cols != x.Value.Cols {
+		panic(fmt.Sprintf("autograd.AddBias: bias %s for %s", b.Value.Shape(), x.Value.Shape()))
+	}
+	out := t.newVar(x.Value.Rows, x.Value.Cols)
+	c := x.Value.Cols
+	tensor.Parallel(x.Value.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o, xi := out.Value.Data[i*c:(i+1)*c], x.Value.Data[i*c:(i+1)*c]
+			for j := range o {
+				o[j] = xi[j] + b.Value.Data[j]
+			}
+		}
+	})
+	t.record(out, func() {
+		g := out.grad
+		if g == nil {
+			return
+		}
+		if x.needsGrad {
+			addInto(t.gradOf(x), g)
+		}
+		if b.needsGrad {
+			gb := t.gradOf(b).Data
+			acc := make([]float64, c)
+			for i := 0; i < g.Rows; i++ {
+				for j, v := range g.Row(i) {
+					acc[j] += float64(v)
+				}
+			}
+			for j := range gb {
+				gb[j] += float32(acc[j])
+			}
+		}
+	}, x, b)
+	return out
+}
+
+// addInto computes dst += src elementwise.
+func addInto(dst, src *tensor.Dense) {
+	tensor.Parallel(dst.Rows, func(lo, hi int) {
+		c := dst.Cols
+		d, s := dst.Data[lo*c:hi*c], src.Data[lo*c:hi*c]
+		for i := range d {
+			d[i] += s[i]
+		}
+	})
+}
+
+// unary applies f elementwise; df(x, y) is the derivative given input x and
+// output y.
+func (t *Tape) unary(x *Var, f func(float32) float32, df func(x, y float32) float32) *Var {
+	out := t.newVar(x.Value.Rows, x.Value.Cols)
+	c := x.Value.Cols
+	tensor.Parallel(x.Value.Rows, func(lo, hi int) {
+		xs, ys := x.Value.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c]
+		for i, v := range xs {
+			ys[i] = f(v)
+		}
+	})
+	t.record(out, func() {
+		g := out.grad
+		if g == nil {
+			return
+		}
+		gx := t.gradOf(x)
+		tensor.Parallel(x.Value.Rows, func(lo, hi int) {
+			xs, ys := x.Value.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c]
+			gs, gxs := g.Data[lo*c:hi*c], gx.Data[lo*c:hi*c]
+			for i := range gs {
+				gxs[i] += gs[i] * df(xs[i], ys[i])
+			}
+		})
+	}, x)
+	return out
+}
+
+// ReLU returns max(x, 0) (derivative 0 at 0, as PyTorch).
+func (t *Tape) ReLU(x *Var) *Var {
+	return t.unary(x, func(v float32) float32 { return max(v, 0) },
+		func(x, _ float32) float32 {
+			if x > 0 {
+				return 1
+			}
+			return 0
+		})
+}
+
+// LeakyReLU returns x for x > 0 and slope·x otherwise.
+func (t *Tape) LeakyReLU(x *Var, slope float32) *Var {
+	return t.unary(x, func(v float32) float32 {
+		if v > 0 {
+			return v
+		}
+		return slope * v
+	}, func(x, _ float32) float32 {
+		if x > 0 {
+			return 1
+		}
+		return slope
+	})
+}
+
+// ELU returns x for x > 0 and alpha·(eˣ−1) otherwise.
+func (t *Tape) ELU(x *Var, alpha float32) *Var {
+	return t.unary(x, func(v float32) float32 {
+		if v > 0 {
+			return v
+		}
+		return alpha * float32(math.Expm1(float64(v)))
+	}, func(x, y float32) float32 {
+		if x > 0 {
+			return 1
+		}
+		return y + alpha
+	})
+}
+
+// Exp returns eˣ elementwise.
+func (t *Tape) Exp(x *Var) *Var {
+	return t.unary(x, func(v float32) float32 { return float32(math.Exp(float64(v))) },
+		func(_, y float32) float32 { return y })
+}
+
+// Scale returns s·x.
+func (t *Tape) Scale(x *Var, s float32) *Var {
+	return t.unary(x, func(v float32) float32 { return s * v }, func(_, _ float32) float32 { return s })
+}
+
+// Add returns a + b (same shape).
+func (t *Tape) Add(a, b *Var) *Var {
+	mustSame("Add", a, b)
+	out := t.newVar(a.Value.Rows, a.Value.Cols)
+	for i := range out.Value.Data {
+		out.Value.Data[i] = a.Value.Data[i] + b.Value.Data[i]
+	}
+	t.record(out, func() {
+		if out.grad == nil {
+			return
+		}
+		if a.needsGrad {
+			addInto(t.gradOf(a), out.grad)
+		}
+		if b.needsGrad {
+			addInto(t.gradOf(b), out.grad)
+		}
+	}, a, b)
+	return out
+}
+
+// Mul returns a ⊙ b (same shape).
+func (t *Tape) Mul(a, b *Var) *Var {
+	mustSame("Mul", a, b)
+	out := t.newVar(a.Value.Rows, a.Value.Cols)
+	for i := range out.Value.Data {
+		out.Value.Data[i] = a.Value.Data[i] * b.Value.Data[i]
+	}
+	t.record(out, func() {
+		g := out.grad
+		if g == nil {
+			return
+		}
+		if a.needsGrad {
+			ga := t.gradOf(a).Data
+			for i, v := range g.Data {
+				ga[i] += v * b.Value.Data[i]
+			}
+		}
+		if b.needsGrad {
+			gb := t.gradOf(b).Data
+			for i, v := range g.Data {
+				gb[i] += v * a.Value.Data[i]
+			}
+		}
+	}, a, b)
+	return out
+}
+
+// Sum returns the 1×1 sum of all elements.
+func (t *Tape) Sum(x *Var) *Var {
+	out := t.newVar(1, 1)
+	var s float64
+	for _, v := range x.Value.Data {
+		s += float64(v)
+	}
+	out.Value.Data[0] = float32(s)
+	t.record(out, func() {
+		if out.grad == nil {
+			return
+		}
+		g := out.grad.Data[0]
+		gx := t.gradOf(x).Data
+		for i := range gx {
+			gx[i] += g
+		}
+	}, x)
+	return out
+}
+
+func mustSame(op string, a, b *Var) {
+	if !a.Value.SameShape(b.Value) {
+		panic(fmt.Sprintf("autograd.%s: shapes %s and %s", op, a.Value.Shape(), b.Value.Shape()))
+	}
+}
+
+// Dropout zeroes each element with probability p and scales the rest by
+// 1/(1−p). The mask is a pure function of (seed, element index), so it is
+// the same for any number of goroutines; p is resolved to 1/65536 (each
+// 64-bit hash gives the coins of four elements). p = 0 returns x unchanged.
+func (t *Tape) Dropout(x *Var, p float64, seed uint64) *Var {
+	if p <= 0 {
+		return x
+	}
+	if p >= 1 {
+		panic(fmt.Sprintf("autograd.Dropout: p = %v", p))
+	}
+	out := t.newVar(x.Value.Rows, x.Value.Cols)
+	mask := t.alloc(x.Value.Rows, x.Value.Cols)
+	scale := float32(1 / (1 - p))
+	thr := int32(math.Round(p * 65536))
+	n := len(x.Value.Data)
+	tensor.ParallelChunks((n+3)/4, 1024, func(lo, hi int) {
+		md, od, xd := mask.Data, out.Value.Data, x.Value.Data
+		for q := lo; q < hi; q++ {
+			h := splitmix64(seed + uint64(q)*0x9e3779b97f4a7c15)
+			for e := q * 4; e < min(q*4+4, n); e++ {
+				// keep = 1 iff the 16-bit coin ≥ thr, without a branch.
+				keep := uint32(^(int32(h&0xffff) - thr)) >> 31
+				m := scale * float32(keep)
+				md[e] = m
+				od[e] = xd[e] * m
+				h >>= 16
+			}
+		}
+	})
+	t.record(out, func() {
+		if out.grad == nil {
+			return
+		}
+		gx := t.gradOf(x).Data
+		for i, g := range out.grad.Data {
+			gx[i] += g * mask.Data[i]
+		}
+	}, x)
+	return out
+}
+
+// splitmix64 is a strong 64-bit mixer (Steele et al.), used as a counter-based
+// random number generator.
+func splitmix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}

@@ -1,0 +1,128 @@
+package autograd
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// softmaxInto writes softmax(x) into o with a max shift, in float64.
+func softmaxInto(o, x []float32) {
+	if len(x) == 0 {
+		return
+	}
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var s float64
+	for i, v := range x {
+		e := math.Exp(float64(v - m))
+		o[i] = float32(e)
+		s += e
+	}
+	for i := range o {
+		o[i] = float32(float64(o[i]) / s)
+	}
+}
+
+// LogSoftmax returns the row-wise log-softmax.
+func (t *Tape) LogSoftmax(x *Var) *Var {
+	out := t.newVar(x.Value.Rows, x.Value.Cols)
+	c := x.Value.Cols
+	tensor.Parallel(x.Value.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			logSoftmaxRow(out.Value.Data[i*c:(i+1)*c], x.Value.Data[i*c:(i+1)*c])
+		}
+	})
+	t.record(out, func() {
+		g := out.grad
+		if g == nil {
+			return
+		}
+		gx := t.gradOf(x)
+		tensor.Parallel(x.Value.Rows, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				gi, yi, gxi := g.Row(i), out.Value.Row(i), gx.Row(i)
+				var s float64
+				for _, v := range gi {
+					s += float64(v)
+				}
+				for j := range gi {
+					gxi[j] += gi[j] - float32(math.Exp(float64(yi[j]))*s)
+				}
+			}
+		})
+	}, x)
+	return out
+}
+
+func logSoftmaxRow(o, x []float32) {
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var s float64
+	for _, v := range x {
+		s += math.Exp(float64(v - m))
+	}
+	lse := float64(m) + math.Log(s)
+	for j, v := range x {
+		o[j] = float32(float64(v) - lse)
+	}
+}
+
+// CrossEntropy returns the mean over idx of −log softmax(logits_i)[labels_i]
+// as a 1×1 Var (PyTorch F.cross_entropy on logits[idx]).
+func (t *Tape) CrossEntropy(logits *Var, idx []int, labels []int32) *Var {
+	out := t.newVar(1, 1)
+	out.Value.Data[0] = float32(CrossEntropyValue(logits.Value, idx, labels))
+	t.record(out, func() {
+		if out.grad == nil {
+			return
+		}
+		scale := float64(out.grad.Data[0]) / float64(len(idx))
+		gx := t.gradOf(logits)
+		c := logits.Value.Cols
+		p := make([]float32, c)
+		for _, i := range idx {
+			softmaxInto(p, logits.Value.Row(i))
+			gi := gx.Row(i)
+			for j := range gi {
+				d := float64(p[j])
+				if j == int(labels[i]) {
+					d -= 1
+				}
+				gi[j] += float32(d * scale)
+			}
+		}
+	}, logits)
+	return out
+}
+
+// CrossEntropyValue computes the loss of CrossEntropy without recording.
+func CrossEntropyValue(logits *tensor.Dense, idx []int, labels []int32) float64 {
+	if len(idx) == 0 {
+		panic("autograd.CrossEntropy: empty index set")
+	}
+	c := logits.Cols
+	var loss float64
+	for _, i := range idx {
+		y := int(labels[i])
+		if y < 0 || y >= c {
+			panic(fmt.Sprintf("autograd.CrossEntropy: label %d of node %d outside %d classes", y, i, c))
+		}
+		row := logits.Row(i)
+		m := row[0]
+		for _, v := range row[1:] {
+			m = max(m, v)
+		}
+		var s float64
+		for _, v := range row {
+			s += math.Exp(float64(v - m))
+		}
+		loss += float64(m) + math.Log(s) - float64(row[y])
+	}
+	return loss / float64(len(idx))
+}

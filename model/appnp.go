@@ -1,0 +1,54 @@
+package model
+
+import (
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// APPNP is the reference's APPNP (sparse_smoothing models.py): a two-layer
+// bias-free MLP, Linear(d→h) → ReLU → dropout → Linear(h→C), followed by K
+// steps of personalised-PageRank propagation
+// Z ← (1−α)·Ŵᵀ·Z + α·H (K = 10, α = 0.15, Ŵ = gcn_norm).
+type APPNP struct {
+	dropout, alpha float64
+	k              int
+	w1, w2         *autograd.Param
+}
+
+func appnpSpecs() []Spec {
+	return []Spec{{Name: "appnp", Description: "APPNP (MLP + K=10 steps of PPR propagation, α=0.15)",
+		New: func(nFeat, nClass int, o Options) (Model, error) {
+			rng := newRNG(o.Seed)
+			return &APPNP{dropout: o.Dropout, alpha: o.Alpha, k: 10,
+				w1: autograd.NewParam("lin1.weight", glorot(rng, nFeat, o.Hidden)),
+				w2: autograd.NewParam("lin2.weight", glorot(rng, o.Hidden, nClass)),
+			}, nil
+		}}}
+}
+
+// Name implements Model.
+func (m *APPNP) Name() string { return "appnp" }
+
+// Params implements Model.
+func (m *APPNP) Params() []*autograd.Param { return []*autograd.Param{m.w1, m.w2} }
+
+// Preprocess implements Model.
+func (m *APPNP) Preprocess(adj *tensor.CSR) (*Graph, error) {
+	return &Graph{S: autograd.NewSparse(graph.GCNNorm(adj))}, nil
+}
+
+// Forward implements Model.
+func (m *APPNP) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
+	h := tp.ReLU(tp.SparseX(x, tp.Param(m.w1)))
+	if mode.Train {
+		h = tp.Dropout(h, m.dropout, mode.Seed)
+	}
+	h = tp.MatMul(h, tp.Param(m.w2))
+	z := h
+	teleport := tp.Scale(h, float32(m.alpha))
+	for range m.k {
+		z = tp.Add(tp.Scale(tp.SpMMT(g.S, g.Vals, z), float32(1-m.alpha)), teleport)
+	}
+	return z
+}

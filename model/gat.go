@@ -1,0 +1,92 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// GAT is the reference's graph attention network (sparse_smoothing
+// models.py, PyG GATConv): GATConv(d → 8 heads × 8, concatenated) → ELU →
+// dropout → GATConv(64 → C, one head), attention dropout 0.6, self loops
+// added. Attention of node i over neighbour j:
+// α_ij = softmax_j LeakyReLU_0.2(a_dstᵀ W x_i + a_srcᵀ W x_j).
+type GAT struct {
+	heads, perHead int
+	dropout        float64
+	w1, b1, w2, b2 *autograd.Param
+	att1Src        []*autograd.Param
+	att1Dst        []*autograd.Param
+	att2Src        *autograd.Param
+	att2Dst        *autograd.Param
+}
+
+func gatSpecs() []Spec {
+	return []Spec{{Name: "gat", Description: "GAT (8 heads × 8 hidden, ELU, dropout 0.6)",
+		New: func(nFeat, nClass int, o Options) (Model, error) {
+			heads := 8
+			if o.Hidden%heads != 0 {
+				return nil, fmt.Errorf("gat: hidden units %d not divisible by %d heads", o.Hidden, heads)
+			}
+			per := o.Hidden / heads
+			rng := newRNG(o.Seed)
+			m := &GAT{heads: heads, perHead: per, dropout: 0.6,
+				w1: autograd.NewParam("conv1.weight", glorot(rng, nFeat, o.Hidden)),
+				b1: autograd.NewParam("conv1.bias", tensor.NewDense(1, o.Hidden)),
+				w2: autograd.NewParam("conv2.weight", glorot(rng, o.Hidden, nClass)),
+				b2: autograd.NewParam("conv2.bias", tensor.NewDense(1, nClass)),
+			}
+			for h := range heads {
+				m.att1Src = append(m.att1Src, autograd.NewParam(fmt.Sprintf("conv1.att_src.%d", h), glorot(rng, per, 1)))
+				m.att1Dst = append(m.att1Dst, autograd.NewParam(fmt.Sprintf("conv1.att_dst.%d", h), glorot(rng, per, 1)))
+			}
+			m.att2Src = autograd.NewParam("conv2.att_src", glorot(rng, nClass, 1))
+			m.att2Dst = autograd.NewParam("conv2.att_dst", glorot(rng, nClass, 1))
+			return m, nil
+		}}}
+}
+
+// Name implements Model.
+func (m *GAT) Name() string { return "gat" }
+
+// Params implements Model.
+func (m *GAT) Params() []*autograd.Param {
+	ps := []*autograd.Param{m.w1, m.b1, m.w2, m.b2, m.att2Src, m.att2Dst}
+	ps = append(ps, m.att1Src...)
+	return append(ps, m.att1Dst...)
+}
+
+// Preprocess implements Model: the graph with remaining self loops, weights
+// ignored (attention replaces them).
+func (m *GAT) Preprocess(adj *tensor.CSR) (*Graph, error) {
+	s, _ := graph.AddRemainingSelfLoops(adj, 1)
+	return &Graph{S: autograd.NewSparse(s)}, nil
+}
+
+// attend is one attention head: rows of g aggregate their neighbours' h.
+func (m *GAT) attend(tp *autograd.Tape, g *Graph, h *autograd.Var, src, dst *autograd.Param, mode Mode, head int) *autograd.Var {
+	e := tp.EdgeAdd(g.S, tp.MatMul(h, tp.Param(dst)), tp.MatMul(h, tp.Param(src)))
+	att := tp.SegmentSoftmax(g.S, tp.LeakyReLU(e, 0.2))
+	if mode.Train {
+		att = tp.Dropout(att, m.dropout, mode.Seed^uint64(0xa77+head))
+	}
+	return tp.SpMM(g.S, att, h)
+}
+
+// Forward implements Model.
+func (m *GAT) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
+	h := tp.SparseX(x, tp.Param(m.w1))
+	outs := make([]*autograd.Var, m.heads)
+	for k := range m.heads {
+		hk := tp.ColSlice(h, k*m.perHead, (k+1)*m.perHead)
+		outs[k] = m.attend(tp, g, hk, m.att1Src[k], m.att1Dst[k], mode, k)
+	}
+	h = tp.ELU(tp.AddBias(tp.ConcatCols(outs...), tp.Param(m.b1)), 1)
+	if mode.Train {
+		h = tp.Dropout(h, m.dropout, mode.Seed)
+	}
+	h = tp.MatMul(h, tp.Param(m.w2))
+	return tp.AddBias(m.attend(tp, g, h, m.att2Src, m.att2Dst, mode, m.heads), tp.Param(m.b2))
+}

@@ -1,0 +1,85 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Preprocessor turns the raw adjacency into a weighted adjacency before the
+// GCN normalisation (GDC, SVD, Jaccard). Normalize reports whether gcn_norm
+// is applied afterwards.
+type Preprocessor interface {
+	Apply(adj *tensor.CSR) (*tensor.CSR, error)
+	Normalize() bool
+}
+
+// GCN is the two-layer graph convolutional network of the reference:
+// conv(d→h) → ReLU → dropout → conv(h→C), with conv(H) = Ŵᵀ·(H·W) + b.
+// With a Preprocessor it is the GDC / SVD / Jaccard variant.
+type GCN struct {
+	name    string
+	prep    Preprocessor // nil: plain gcn_norm of the input graph
+	dropout float64
+	w1, b1  *autograd.Param
+	w2, b2  *autograd.Param
+}
+
+func gcnSpecs() []Spec {
+	return []Spec{
+		{Name: "gcn", Description: "Vanilla GCN (Kipf & Welling), PyG gcn_norm",
+			New: func(nFeat, nClass int, o Options) (Model, error) {
+				return NewGCN("gcn", nFeat, nClass, o, nil), nil
+			}},
+	}
+}
+
+// NewGCN builds a GCN with Glorot weights and zero biases from o.Seed.
+func NewGCN(name string, nFeat, nClass int, o Options, prep Preprocessor) *GCN {
+	o = o.withDefaults()
+	rng := newRNG(o.Seed)
+	return &GCN{
+		name: name, prep: prep, dropout: o.Dropout,
+		w1: autograd.NewParam("layers.0.gcn_0.weight", glorot(rng, nFeat, o.Hidden)),
+		b1: autograd.NewParam("layers.0.gcn_0.bias", tensor.NewDense(1, o.Hidden)),
+		w2: autograd.NewParam("layers.1.gcn_1.weight", glorot(rng, o.Hidden, nClass)),
+		b2: autograd.NewParam("layers.1.gcn_1.bias", tensor.NewDense(1, nClass)),
+	}
+}
+
+// Name implements Model.
+func (m *GCN) Name() string { return m.name }
+
+// Params implements Model.
+func (m *GCN) Params() []*autograd.Param { return []*autograd.Param{m.w1, m.b1, m.w2, m.b2} }
+
+// Preprocess implements Model: the preprocessing (if any), then gcn_norm.
+func (m *GCN) Preprocess(adj *tensor.CSR) (*Graph, error) {
+	a := adj
+	normalize := true
+	if m.prep != nil {
+		var err error
+		if a, err = m.prep.Apply(adj); err != nil {
+			return nil, fmt.Errorf("%s preprocessing: %w", m.name, err)
+		}
+		normalize = m.prep.Normalize()
+	}
+	if normalize {
+		a = graph.GCNNorm(a)
+	}
+	return &Graph{S: autograd.NewSparse(a)}, nil
+}
+
+// Forward implements Model.
+func (m *GCN) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
+	h := tp.SparseX(x, tp.Param(m.w1))
+	h = tp.AddBias(tp.SpMMT(g.S, g.Vals, h), tp.Param(m.b1))
+	h = tp.ReLU(h)
+	if mode.Train {
+		h = tp.Dropout(h, m.dropout, mode.Seed)
+	}
+	h = tp.MatMul(h, tp.Param(m.w2))
+	return tp.AddBias(tp.SpMMT(g.S, g.Vals, h), tp.Param(m.b2))
+}

@@ -1,0 +1,175 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Graph is a preprocessed graph a model propagates over: the weighted sparse
+// operand S and, optionally, differentiable values (attacks set Vals to get
+// gradients with respect to edge weights; nil means S's own values).
+type Graph struct {
+	S    *autograd.Sparse
+	Vals *autograd.Var
+}
+
+// Mode selects training behaviour (dropout on) and seeds its randomness.
+type Mode struct {
+	Train bool
+	Seed  uint64
+}
+
+// Model is a node classifier on a graph.
+type Model interface {
+	// Name is the registry name.
+	Name() string
+	// Params lists the trainable parameters in a fixed order.
+	Params() []*autograd.Param
+	// Preprocess turns a raw adjacency (symmetric, unweighted, no self
+	// loops) into the graph the layers use. Deterministic; may be cached by
+	// the caller per adjacency.
+	Preprocess(adj *tensor.CSR) (*Graph, error)
+	// Forward returns the n×C logits (or log-probabilities) for all nodes.
+	Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var
+}
+
+// Options configure a model; zero values mean the reference defaults.
+type Options struct {
+	Hidden        int     // hidden units (64)
+	Dropout       float64 // dropout probability (0.5)
+	Temperature   float64 // Soft Medoid temperature (1.0)
+	K             int     // top-k for robust aggregations and GDC (64)
+	Alpha         float64 // PPR teleport probability (0.15)
+	Normalization string  // "" or "alt" (SM† variant)
+	Seed          uint64  // initialisation seed
+}
+
+func (o Options) withDefaults() Options {
+	if o.Hidden == 0 {
+		o.Hidden = 64
+	}
+	if o.Dropout == 0 {
+		o.Dropout = 0.5
+	}
+	if o.Temperature == 0 {
+		o.Temperature = 1
+	}
+	if o.K == 0 {
+		o.K = 64
+	}
+	if o.Alpha == 0 {
+		o.Alpha = 0.15
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Hidden < 1:
+		return fmt.Errorf("hidden units must be ≥ 1, got %d", o.Hidden)
+	case !(o.Dropout >= 0 && o.Dropout < 1):
+		return fmt.Errorf("dropout must be in [0, 1), got %v", o.Dropout)
+	case !(o.Temperature > 0) || math.IsInf(o.Temperature, 0):
+		return fmt.Errorf("temperature must be a positive finite number, got %v", o.Temperature)
+	case o.K < 1:
+		return fmt.Errorf("k must be ≥ 1, got %d", o.K)
+	case !(o.Alpha > 0 && o.Alpha < 1):
+		return fmt.Errorf("alpha must be in (0, 1), got %v", o.Alpha)
+	case o.Normalization != "" && o.Normalization != "alt":
+		return fmt.Errorf("normalization must be empty or \"alt\", got %q", o.Normalization)
+	}
+	return nil
+}
+
+// Constructor builds a model for nFeat input features and nClass classes.
+type Constructor func(nFeat, nClass int, o Options) (Model, error)
+
+// Spec describes a registered model.
+type Spec struct {
+	Name        string
+	Description string
+	New         Constructor
+}
+
+// Registry maps names to model constructors. The zero value is empty;
+// Default returns the registry with every built-in model.
+type Registry struct{ specs map[string]Spec }
+
+// Register adds a model; it fails on a duplicate name.
+func (r *Registry) Register(s Spec) error {
+	if r.specs == nil {
+		r.specs = map[string]Spec{}
+	}
+	if _, dup := r.specs[s.Name]; dup {
+		return fmt.Errorf("model %q registered twice", s.Name)
+	}
+	r.specs[s.Name] = s
+	return nil
+}
+
+// Names lists the registered models in sorted order.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.specs))
+	for n := range r.specs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the spec of a model.
+func (r *Registry) Lookup(name string) (Spec, bool) {
+	s, ok := r.specs[name]
+	return s, ok
+}
+
+// New builds the named model.
+func (r *Registry) New(name string, nFeat, nClass int, o Options) (Model, error) {
+	s, ok := r.specs[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown model %q (known: %v)", name, r.Names())
+	}
+	if nFeat < 1 || nClass < 2 {
+		return nil, fmt.Errorf("model %s: need ≥ 1 feature and ≥ 2 classes, got %d and %d", name, nFeat, nClass)
+	}
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	return s.New(nFeat, nClass, o)
+}
+
+// Default returns a registry holding every built-in model.
+func Default() *Registry {
+	r := &Registry{}
+	for _, s := range builtins() {
+		if err := r.Register(s); err != nil {
+			panic(err) // programmer error: duplicate built-in name
+		}
+	}
+	return r
+}
+
+// builtins lists the built-in models; each model file contributes its specs.
+func builtins() []Spec {
+	return slices.Concat(gcnSpecs(), appnpSpecs(), gatSpecs())
+}
+
+// glorot returns a rows×cols matrix with Glorot-uniform entries.
+func glorot(rng *rand.Rand, rows, cols int) *tensor.Dense {
+	d := tensor.NewDense(rows, cols)
+	a := math.Sqrt(6 / float64(rows+cols))
+	for i := range d.Data {
+		d.Data[i] = float32((2*rng.Float64() - 1) * a)
+	}
+	return d
+}
+
+// newRNG returns the initialisation RNG for a seed.
+func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }

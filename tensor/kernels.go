@@ -1,0 +1,185 @@
+package tensor
+
+import "fmt"
+
+func checkMul(op string, m, k1, k2, n int, dst *Dense, rows, cols int) {
+	if k1 != k2 || dst.Rows != rows || dst.Cols != cols {
+		panic(fmt.Sprintf("tensor.%s: shapes %d×%d · %d×%d into %s", op, m, k1, k2, n, dst.Shape()))
+	}
+}
+
+// smallDim is the width below which a row is too short for vector kernels
+// and the kernels switch to the other loop order.
+const smallDim = 16
+
+// MatMul computes dst = a·b (or dst += a·b when acc), parallel over rows of a.
+func MatMul(dst, a, b *Dense, acc bool) {
+	checkMul("MatMul", a.Rows, a.Cols, b.Rows, b.Cols, dst, a.Rows, b.Cols)
+	if b.Cols < smallDim && a.Cols >= smallDim {
+		// Narrow output: dot products of a's rows with b's columns.
+		matMulBT(dst, a, transposeDense(b), acc)
+		return
+	}
+	n := b.Cols
+	Parallel(a.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out := dst.Data[i*n : (i+1)*n]
+			if !acc {
+				clear(out)
+			}
+			arow := a.Data[i*a.Cols : (i+1)*a.Cols]
+			for k, av := range arow {
+				if av == 0 {
+					continue
+				}
+				axpy(out, b.Data[k*n:(k+1)*n], av)
+			}
+		}
+	})
+}
+
+// MatMulBT computes dst = a·bᵀ (or += when acc).
+func MatMulBT(dst, a, b *Dense, acc bool) {
+	checkMul("MatMulBT", a.Rows, a.Cols, b.Cols, b.Rows, dst, a.Rows, b.Rows)
+	if a.Cols < smallDim && b.Rows >= smallDim {
+		// Short inner dimension: a row of dst is a few axpys of bᵀ's rows.
+		MatMul(dst, a, transposeDense(b), acc)
+		return
+	}
+	matMulBT(dst, a, b, acc)
+}
+
+func matMulBT(dst, a, b *Dense, acc bool) {
+	Parallel(a.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			arow := a.Row(i)
+			out := dst.Row(i)
+			for j := 0; j < b.Rows; j++ {
+				s := dot(arow, b.Row(j))
+				if acc {
+					out[j] += s
+				} else {
+					out[j] = s
+				}
+			}
+		}
+	})
+}
+
+// MatMulAT computes dst = aᵀ·b (or += when acc). Each goroutine owns rows of
+// dst and sums over the rows of a in order, so the result does not depend on
+// the number of goroutines.
+func MatMulAT(dst, a, b *Dense, acc bool) {
+	checkMul("MatMulAT", a.Cols, a.Rows, b.Rows, b.Cols, dst, a.Cols, b.Cols)
+	if b.Cols < smallDim {
+		// Narrow b: long dot products over the rows of a and b.
+		matMulBT(dst, transposeDense(a), transposeDense(b), acc)
+		return
+	}
+	n := b.Cols
+	ParallelChunks(a.Cols, 8, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out := dst.Data[i*n : (i+1)*n]
+			if !acc {
+				clear(out)
+			}
+		}
+		for r := 0; r < a.Rows; r++ {
+			arow := a.Data[r*a.Cols : (r+1)*a.Cols]
+			brow := b.Data[r*n : (r+1)*n]
+			for i := lo; i < hi; i++ {
+				if av := arow[i]; av != 0 {
+					axpy(dst.Data[i*n:(i+1)*n], brow, av)
+				}
+			}
+		}
+	})
+}
+
+// transposeDense returns aᵀ as a new matrix.
+func transposeDense(a *Dense) *Dense {
+	t := NewDense(a.Cols, a.Rows)
+	Parallel(a.Cols, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			row := t.Data[j*a.Rows : (j+1)*a.Rows]
+			for i := range row {
+				row[i] = a.Data[i*a.Cols+j]
+			}
+		}
+	})
+	return t
+}
+
+// SpMM computes dst = a·x (or += when acc) for CSR a, parallel over rows.
+func SpMM(dst *Dense, a *CSR, x *Dense, acc bool) {
+	if a.Cols != x.Rows || dst.Rows != a.Rows || dst.Cols != x.Cols {
+		panic(fmt.Sprintf("tensor.SpMM: %d×%d CSR · %s into %s", a.Rows, a.Cols, x.Shape(), dst.Shape()))
+	}
+	n := x.Cols
+	Parallel(a.Rows, func(lo, hi int) {
+		if spmmRows(dst, a, x, acc, lo, hi) {
+			return
+		}
+		for i := lo; i < hi; i++ {
+			out := dst.Data[i*n : (i+1)*n]
+			if !acc {
+				clear(out)
+			}
+			for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
+				c := int(a.Indices[k])
+				axpy(out, x.Data[c*n:(c+1)*n], a.Values[k])
+			}
+		}
+	})
+}
+
+// SpMMValuesGrad accumulates into g[k] (one per entry of a) the gradient of
+// L with respect to a's values for y = a·x: g[k] += dot(dy[row k], x[col k]).
+func SpMMValuesGrad(g []float32, a *CSR, x, dy *Dense) {
+	Parallel(a.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dyr := dy.Row(i)
+			for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
+				g[k] += dot(dyr, x.Row(int(a.Indices[k])))
+			}
+		}
+	})
+}
+
+// axpyGeneric computes y += alpha·x.
+func axpyGeneric(y, x []float32, alpha float32) {
+	x = x[:len(y)]
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y[i] += alpha * x[i]
+		y[i+1] += alpha * x[i+1]
+		y[i+2] += alpha * x[i+2]
+		y[i+3] += alpha * x[i+3]
+	}
+	for ; i < len(y); i++ {
+		y[i] += alpha * x[i]
+	}
+}
+
+// dotGeneric returns Σ x_i y_i with four float32 partial sums.
+func dotGeneric(x, y []float32) float32 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// Axpy computes y += alpha·x.
+func Axpy(y, x []float32, alpha float32) { axpy(y, x, alpha) }
+
+// Dot returns Σ x_i y_i.
+func Dot(x, y []float32) float32 { return dot(x, y) }

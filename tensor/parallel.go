@@ -1,0 +1,45 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+)
+
+// minRowsPerChunk keeps tiny problems on one goroutine, where spawning costs
+// more than it saves.
+const minRowsPerChunk = 64
+
+// Parallel calls fn(lo, hi) over contiguous chunks covering [0, n), at most
+// GOMAXPROCS chunks at once, and returns when all are done. Chunks are
+// disjoint, so a kernel that writes only rows in [lo, hi) is deterministic.
+func Parallel(n int, fn func(lo, hi int)) {
+	ParallelChunks(n, minRowsPerChunk, fn)
+}
+
+// ParallelChunks is Parallel with an explicit minimum chunk size, for kernels
+// whose rows are expensive (grain 1) or very cheap (large grain).
+func ParallelChunks(n, grain int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	if grain < 1 {
+		grain = 1
+	}
+	workers := runtime.GOMAXPROCS(0)
+	chunks := min(workers, (n+grain-1)/grain)
+	if chunks <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	size := (n + chunks - 1) / chunks
+	for lo := 0; lo < n; lo += size {
+		hi := min(lo+size, n)
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, hi)
+	}
+	wg.Wait()
+}

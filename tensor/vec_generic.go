@@ -1,0 +1,15 @@
+//go:build !(goexperiment.simd && amd64)
+
+package tensor
+
+// axpy computes y += alpha·x.
+func axpy(y, x []float32, alpha float32) { axpyGeneric(y, x, alpha) }
+
+// dot returns Σ x_i y_i.
+func dot(x, y []float32) float32 { return dotGeneric(x, y) }
+
+// SIMD reports which vector path the kernels use.
+const SIMD = "none (portable Go)"
+
+// spmmRows has no specialised path in the portable build.
+func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool { return false }

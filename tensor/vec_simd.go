@@ -1,0 +1,101 @@
+//go:build goexperiment.simd && amd64
+
+package tensor
+
+import "simd/archsimd"
+
+// useAVX2 is fixed at start-up from the CPU's features; without AVX2+FMA the
+// portable kernels run.
+var useAVX2 = archsimd.X86.AVX2() && archsimd.X86.FMA()
+
+// SIMD reports which vector path the kernels use.
+var SIMD = func() string {
+	if useAVX2 {
+		return "AVX2+FMA (GOEXPERIMENT=simd)"
+	}
+	return "none (CPU lacks AVX2/FMA)"
+}()
+
+// axpy computes y += alpha·x with 8-wide fused multiply-adds.
+func axpy(y, x []float32, alpha float32) {
+	if !useAVX2 || len(y) < 8 {
+		axpyGeneric(y, x, alpha)
+		return
+	}
+	x = x[:len(y)]
+	a := archsimd.BroadcastFloat32x8(alpha)
+	i := 0
+	for ; i+16 <= len(y); i += 16 {
+		y0 := archsimd.LoadFloat32x8Slice(y[i:])
+		y1 := archsimd.LoadFloat32x8Slice(y[i+8:])
+		x0 := archsimd.LoadFloat32x8Slice(x[i:])
+		x1 := archsimd.LoadFloat32x8Slice(x[i+8:])
+		x0.MulAdd(a, y0).StoreSlice(y[i:])
+		x1.MulAdd(a, y1).StoreSlice(y[i+8:])
+	}
+	for ; i+8 <= len(y); i += 8 {
+		y0 := archsimd.LoadFloat32x8Slice(y[i:])
+		archsimd.LoadFloat32x8Slice(x[i:]).MulAdd(a, y0).StoreSlice(y[i:])
+	}
+	if i < len(y) {
+		axpyGeneric(y[i:], x[i:], alpha)
+	}
+}
+
+// dot returns Σ x_i y_i with 8-wide fused multiply-adds.
+func dot(x, y []float32) float32 {
+	if !useAVX2 || len(x) < 16 {
+		return dotGeneric(x, y)
+	}
+	y = y[:len(x)]
+	var s0, s1 archsimd.Float32x8
+	i := 0
+	for ; i+16 <= len(x); i += 16 {
+		s0 = archsimd.LoadFloat32x8Slice(x[i:]).MulAdd(archsimd.LoadFloat32x8Slice(y[i:]), s0)
+		s1 = archsimd.LoadFloat32x8Slice(x[i+8:]).MulAdd(archsimd.LoadFloat32x8Slice(y[i+8:]), s1)
+	}
+	var buf [8]float32
+	s0.Add(s1).StoreSlice(buf[:])
+	s := ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
+	if i < len(x) {
+		s += dotGeneric(x[i:], y[i:])
+	}
+	return s
+}
+
+// spmmRows computes rows [lo, hi) of dst = a·x (+= when acc) for x with a
+// multiple of 32 columns, keeping 32 output columns in four vector
+// registers across a row's entries. It reports false when it does not apply.
+func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
+	n := x.Cols
+	if !useAVX2 || n%32 != 0 {
+		return false
+	}
+	for i := lo; i < hi; i++ {
+		k0, k1 := a.Indptr[i], a.Indptr[i+1]
+		for j := 0; j < n; j += 32 {
+			out := dst.Data[i*n+j : i*n+j+32]
+			var c0, c1, c2, c3 archsimd.Float32x8
+			if acc {
+				c0 = archsimd.LoadFloat32x8Slice(out[0:])
+				c1 = archsimd.LoadFloat32x8Slice(out[8:])
+				c2 = archsimd.LoadFloat32x8Slice(out[16:])
+				c3 = archsimd.LoadFloat32x8Slice(out[24:])
+			}
+			for k := k0; k < k1; k++ {
+				v := archsimd.BroadcastFloat32x8(a.Values[k])
+				off := int(a.Indices[k])*n + j
+				xr := x.Data[off : off+32]
+				c0 = archsimd.LoadFloat32x8Slice(xr[0:]).MulAdd(v, c0)
+				c1 = archsimd.LoadFloat32x8Slice(xr[8:]).MulAdd(v, c1)
+				c2 = archsimd.LoadFloat32x8Slice(xr[16:]).MulAdd(v, c2)
+				c3 = archsimd.LoadFloat32x8Slice(xr[24:]).MulAdd(v, c3)
+			}
+			c0.StoreSlice(out[0:])
+			c1.StoreSlice(out[8:])
+			c2.StoreSlice(out[16:])
+			c3.StoreSlice(out[24:])
+		}
+	}
+	return true
+}

@@ -1,0 +1,109 @@
+package train
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// synthetic returns a cora_ml-shaped problem: 2810 nodes, ~8k undirected
+// edges, 2879 sparse features (~50 per node), 7 classes.
+func synthetic(n, edges, feats, perNode, classes int) (*tensor.CSR, *tensor.CSR, []int32) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var es []tensor.Entry
+	seen := map[[2]int32]bool{}
+	for len(seen) < edges {
+		u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+		if u == v || seen[[2]int32{min(u, v), max(u, v)}] {
+			continue
+		}
+		seen[[2]int32{min(u, v), max(u, v)}] = true
+		es = append(es, tensor.Entry{Row: u, Col: v, Val: 1}, tensor.Entry{Row: v, Col: u, Val: 1})
+	}
+	adj, _ := tensor.FromCOO(n, n, es)
+	var fs []tensor.Entry
+	for i := 0; i < n; i++ {
+		for j := 0; j < perNode; j++ {
+			fs = append(fs, tensor.Entry{Row: int32(i), Col: int32(rng.IntN(feats)), Val: rng.Float32()})
+		}
+	}
+	x, _ := tensor.FromCOO(n, feats, fs)
+	labels := make([]int32, n)
+	for i := range labels {
+		labels[i] = int32(rng.IntN(classes))
+	}
+	return adj, x, labels
+}
+
+type epochBench struct {
+	m      model.Model
+	g      *model.Graph
+	x      *autograd.Sparse
+	labels []int32
+	train  []int
+	opt    *Adam
+	tp     *autograd.Tape
+}
+
+func newEpochBench(b *testing.B, name string) *epochBench {
+	adj, x, labels := synthetic(2810, 7981, 2879, 50, 7)
+	m, err := model.Default().New(name, x.Cols, 7, model.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := m.Preprocess(adj)
+	if err != nil {
+		b.Fatal(err)
+	}
+	train := make([]int, 140)
+	for i := range train {
+		train[i] = i * 20
+	}
+	return &epochBench{m: m, g: g, x: autograd.NewSparse(x), labels: labels, train: train,
+		opt: NewAdam(m.Params(), 0.01, 1e-3), tp: autograd.NewTape()}
+}
+
+func (e *epochBench) forward(epoch int) *autograd.Var {
+	e.tp.Reset()
+	logits := e.m.Forward(e.tp, e.g, e.x, model.Mode{Train: true, Seed: uint64(epoch)})
+	return e.tp.CrossEntropy(logits, e.train, e.labels)
+}
+
+// BenchmarkGCNEpoch measures one training epoch (forward, backward, Adam) of
+// GCN on a cora_ml-shaped synthetic graph; sub-benchmarks split forward and
+// backward.
+func BenchmarkGCNEpoch(b *testing.B) {
+	e := newEpochBench(b, "gcn")
+	b.Run("epoch", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			loss := e.forward(i)
+			e.tp.Backward(loss)
+			e.opt.Step()
+			i++
+		}
+	})
+	b.Run("forward", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			e.forward(i)
+			i++
+		}
+	})
+	b.Run("backward", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			loss := e.forward(i)
+			b.StartTimer()
+			e.tp.Backward(loss)
+			i++
+		}
+	})
+}

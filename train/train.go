@@ -1,0 +1,158 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Config holds the training hyper-parameters; zero values mean the
+// reference's defaults.
+type Config struct {
+	LR          float64 // 0.01
+	WeightDecay float64 // 1e-3 (negative: none)
+	MaxEpochs   int     // 3000
+	Patience    int     // 300
+	Seed        uint64  // dropout seed
+	// Progress, if set, is called after every epoch.
+	Progress func(epoch int, trainLoss, valLoss float64)
+}
+
+func (c Config) withDefaults() Config {
+	if c.LR == 0 {
+		c.LR = 0.01
+	}
+	if c.WeightDecay == 0 {
+		c.WeightDecay = 1e-3
+	} else if c.WeightDecay < 0 {
+		c.WeightDecay = 0
+	}
+	if c.MaxEpochs == 0 {
+		c.MaxEpochs = 3000
+	}
+	if c.Patience == 0 {
+		c.Patience = 300
+	}
+	return c
+}
+
+// Data is what training needs: the preprocessed graph, features, labels and
+// the split.
+type Data struct {
+	Graph      *model.Graph
+	X          *autograd.Sparse
+	Labels     []int32
+	Train, Val []int
+}
+
+// Result summarises a training run.
+type Result struct {
+	Epochs       int           `json:"epochs"`
+	BestEpoch    int           `json:"best_epoch"`
+	BestValLoss  float64       `json:"best_val_loss"`
+	FinalLoss    float64       `json:"final_train_loss"`
+	Duration     time.Duration `json:"-"`
+	MsPerEpoch   float64       `json:"ms_per_epoch"`
+	DurationSecs float64       `json:"duration_seconds"`
+}
+
+// Fit trains m on d with the reference protocol and restores the weights of
+// the epoch with the lowest validation loss. It returns an error if the loss
+// becomes NaN or the context is cancelled.
+func Fit(ctx context.Context, m model.Model, d Data, cfg Config) (Result, error) {
+	cfg = cfg.withDefaults()
+	if len(d.Train) == 0 || len(d.Val) == 0 {
+		return Result{}, fmt.Errorf("train: empty training or validation set")
+	}
+	params := m.Params()
+	opt := NewAdam(params, cfg.LR, cfg.WeightDecay)
+	best := snapshot(params, nil)
+	bestLoss, bestEpoch := math.Inf(1), 0
+	tp := autograd.NewTape()
+	start := time.Now()
+	var res Result
+	epoch := 0
+	for ; epoch < cfg.MaxEpochs; epoch++ {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		tp.Reset()
+		logits := m.Forward(tp, d.Graph, d.X, model.Mode{Train: true, Seed: epochSeed(cfg.Seed, epoch)})
+		loss := tp.CrossEntropy(logits, d.Train, d.Labels)
+		valLoss := autograd.CrossEntropyValue(logits.Value, d.Val, d.Labels)
+		trainLoss := float64(loss.Value.Data[0])
+		if math.IsNaN(trainLoss) || math.IsNaN(valLoss) {
+			return res, fmt.Errorf("train: loss became NaN at epoch %d", epoch)
+		}
+		tp.Backward(loss)
+		opt.Step()
+		res.FinalLoss = trainLoss
+		if cfg.Progress != nil {
+			cfg.Progress(epoch, trainLoss, valLoss)
+		}
+		if valLoss < bestLoss {
+			bestLoss, bestEpoch = valLoss, epoch
+			best = snapshot(params, best)
+		} else if epoch >= bestEpoch+cfg.Patience {
+			epoch++
+			break
+		}
+	}
+	restore(params, best)
+	res.Epochs, res.BestEpoch, res.BestValLoss = epoch, bestEpoch, bestLoss
+	res.Duration = time.Since(start)
+	res.DurationSecs = res.Duration.Seconds()
+	if epoch > 0 {
+		res.MsPerEpoch = float64(res.Duration.Microseconds()) / 1000 / float64(epoch)
+	}
+	return res, nil
+}
+
+// epochSeed derives the dropout seed of an epoch.
+func epochSeed(seed uint64, epoch int) uint64 {
+	return seed*0x9e3779b97f4a7c15 + uint64(epoch+1)*0xd1b54a32d192ed03
+}
+
+func snapshot(params []*autograd.Param, into [][]float32) [][]float32 {
+	if into == nil {
+		into = make([][]float32, len(params))
+		for i, p := range params {
+			into[i] = make([]float32, len(p.Value.Data))
+		}
+	}
+	for i, p := range params {
+		copy(into[i], p.Value.Data)
+	}
+	return into
+}
+
+func restore(params []*autograd.Param, from [][]float32) {
+	for i, p := range params {
+		copy(p.Value.Data, from[i])
+	}
+}
+
+// Predict runs an inference forward pass (dropout off) and returns logits.
+func Predict(m model.Model, g *model.Graph, x *autograd.Sparse) *tensor.Dense {
+	tp := autograd.NoGrad()
+	return m.Forward(tp, g, x, model.Mode{}).Value
+}
+
+// Accuracy returns the fraction of idx whose argmax logit equals the label.
+func Accuracy(logits *tensor.Dense, labels []int32, idx []int) float64 {
+	if len(idx) == 0 {
+		return math.NaN()
+	}
+	correct := 0
+	for _, i := range idx {
+		if logits.ArgmaxRow(i) == int(labels[i]) {
+			correct++
+		}
+	}
+	return float64(correct) / float64(len(idx))
+}
