@@ -79,4 +79,3 @@ func (t *Tape) Gather(vals *Var, src []int, fill float32) *Var {
 	}, vals)
 	return out
 }
-
