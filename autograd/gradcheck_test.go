@@ -104,6 +104,12 @@ func TestGradients(t *testing.T) {
 		}
 		return d
 	}
+	positive := func(d *tensor.Dense) *tensor.Dense {
+		for i, v := range d.Data {
+			d.Data[i] = float32(math.Abs(float64(v))) + 0.5
+		}
+		return d
+	}
 	idx := []int{0, 2, 3, 5}
 	labels := []int32{1, 0, 2, 1, 0, 2}
 	cases := []struct {
@@ -123,6 +129,10 @@ func TestGradients(t *testing.T) {
 			func(tp *Tape, in []*Var) *Var { return tp.ELU(in[0], 1) }},
 		{"Exp", []*tensor.Dense{randDense(rng, 3, 3)},
 			func(tp *Tape, in []*Var) *Var { return tp.Exp(in[0]) }},
+		{"Sqrt", []*tensor.Dense{positive(randDense(rng, 3, 3))},
+			func(tp *Tape, in []*Var) *Var { return tp.Sqrt(in[0], 1e-8) }},
+		{"Log", []*tensor.Dense{positive(randDense(rng, 3, 3))},
+			func(tp *Tape, in []*Var) *Var { return tp.Log(in[0], 1e-8) }},
 		{"Scale", []*tensor.Dense{randDense(rng, 3, 3)},
 			func(tp *Tape, in []*Var) *Var { return tp.Scale(in[0], -1.7) }},
 		{"Add", []*tensor.Dense{randDense(rng, 3, 2), randDense(rng, 3, 2)},

@@ -282,3 +282,15 @@ func splitmix64(z uint64) uint64 {
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
+
+// Sqrt returns √(x + eps) elementwise.
+func (t *Tape) Sqrt(x *Var, eps float32) *Var {
+	return t.unary(x, func(v float32) float32 { return float32(math.Sqrt(float64(v + eps))) },
+		func(_, y float32) float32 { return 0.5 / y })
+}
+
+// Log returns log(x + eps) elementwise.
+func (t *Tape) Log(x *Var, eps float32) *Var {
+	return t.unary(x, func(v float32) float32 { return float32(math.Log(float64(v + eps))) },
+		func(x, _ float32) float32 { return 1 / (x + eps) })
+}

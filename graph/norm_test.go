@@ -9,7 +9,7 @@ import (
 
 func TestGCNNorm(t *testing.T) {
 	// 0-1, 1-2 path plus an existing self loop of weight 3 on node 2.
-	a, err := tensor.FromCOO(3, 3, []tensor.Entry{{0, 1, 1}, {1, 0, 1}, {1, 2, 1}, {2, 1, 1}, {2, 2, 3}})
+	a, err := tensor.FromCOO(3, 3, []tensor.Entry{{Row: 0, Col: 1, Val: 1}, {Row: 1, Col: 0, Val: 1}, {Row: 1, Col: 2, Val: 1}, {Row: 2, Col: 1, Val: 1}, {Row: 2, Col: 2, Val: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func TestGCNNorm(t *testing.T) {
 		t.Fatal(err)
 	}
 	// degrees (column sums incl. loops): node0 = 1+1, node1 = 1+1+1, node2 = 1+3.
-	deg := []float64{2, 3, 4}
+	deg := []float64{Row: 2, Col: 3, Val: 4}
 	want := map[[2]int]float64{
 		{0, 0}: 1, {0, 1}: 1, {1, 0}: 1, {1, 1}: 1, {1, 2}: 1, {2, 1}: 1, {2, 2}: 3,
 	}

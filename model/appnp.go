@@ -34,7 +34,7 @@ func (m *APPNP) Name() string { return "appnp" }
 func (m *APPNP) Params() []*autograd.Param { return []*autograd.Param{m.w1, m.w2} }
 
 // Preprocess implements Model.
-func (m *APPNP) Preprocess(adj *tensor.CSR) (*Graph, error) {
+func (m *APPNP) Preprocess(adj, x *tensor.CSR) (*Graph, error) {
 	return &Graph{S: autograd.NewSparse(graph.GCNNorm(adj))}, nil
 }
 

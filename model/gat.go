@@ -60,7 +60,7 @@ func (m *GAT) Params() []*autograd.Param {
 
 // Preprocess implements Model: the graph with remaining self loops, weights
 // ignored (attention replaces them).
-func (m *GAT) Preprocess(adj *tensor.CSR) (*Graph, error) {
+func (m *GAT) Preprocess(adj, x *tensor.CSR) (*Graph, error) {
 	s, _ := graph.AddRemainingSelfLoops(adj, 1)
 	return &Graph{S: autograd.NewSparse(s)}, nil
 }

@@ -12,7 +12,7 @@ import (
 // GCN normalisation (GDC, SVD, Jaccard). Normalize reports whether gcn_norm
 // is applied afterwards.
 type Preprocessor interface {
-	Apply(adj *tensor.CSR) (*tensor.CSR, error)
+	Apply(adj, x *tensor.CSR) (*tensor.CSR, error)
 	Normalize() bool
 }
 
@@ -32,6 +32,18 @@ func gcnSpecs() []Spec {
 		{Name: "gcn", Description: "Vanilla GCN (Kipf & Welling), PyG gcn_norm",
 			New: func(nFeat, nClass int, o Options) (Model, error) {
 				return NewGCN("gcn", nFeat, nClass, o, nil), nil
+			}},
+		{Name: "gdc", Description: "GCN on the GDC graph (top-k PPR, α=0.15, k=64, rows normalised, then gcn_norm)",
+			New: func(nFeat, nClass int, o Options) (Model, error) {
+				return NewGCN("gdc", nFeat, nClass, o, newGDCPrep(o)), nil
+			}},
+		{Name: "svd_gcn", Description: "GCN on the rank-50 truncated SVD of the adjacency (dense graph)",
+			New: func(nFeat, nClass int, o Options) (Model, error) {
+				return NewGCN("svd_gcn", nFeat, nClass, o, svdPrep{rank: 50}), nil
+			}},
+		{Name: "jaccard_gcn", Description: "GCN after dropping edges with feature Jaccard similarity ≤ 0.01",
+			New: func(nFeat, nClass int, o Options) (Model, error) {
+				return NewGCN("jaccard_gcn", nFeat, nClass, o, jaccardPrep{threshold: 0.01}), nil
 			}},
 	}
 }
@@ -56,12 +68,12 @@ func (m *GCN) Name() string { return m.name }
 func (m *GCN) Params() []*autograd.Param { return []*autograd.Param{m.w1, m.b1, m.w2, m.b2} }
 
 // Preprocess implements Model: the preprocessing (if any), then gcn_norm.
-func (m *GCN) Preprocess(adj *tensor.CSR) (*Graph, error) {
+func (m *GCN) Preprocess(adj, x *tensor.CSR) (*Graph, error) {
 	a := adj
 	normalize := true
 	if m.prep != nil {
 		var err error
-		if a, err = m.prep.Apply(adj); err != nil {
+		if a, err = m.prep.Apply(adj, x); err != nil {
 			return nil, fmt.Errorf("%s preprocessing: %w", m.name, err)
 		}
 		normalize = m.prep.Normalize()

@@ -17,6 +17,9 @@ import (
 type Graph struct {
 	S    *autograd.Sparse
 	Vals *autograd.Var
+	// Extra holds model-specific preprocessed operands (e.g. RGCN's second
+	// normalisation); nil for most models.
+	Extra any
 }
 
 // Mode selects training behaviour (dropout on) and seeds its randomness.
@@ -32,9 +35,9 @@ type Model interface {
 	// Params lists the trainable parameters in a fixed order.
 	Params() []*autograd.Param
 	// Preprocess turns a raw adjacency (symmetric, unweighted, no self
-	// loops) into the graph the layers use. Deterministic; may be cached by
+	// loops) and the node features into the graph the layers use. Deterministic; may be cached by
 	// the caller per adjacency.
-	Preprocess(adj *tensor.CSR) (*Graph, error)
+	Preprocess(adj, x *tensor.CSR) (*Graph, error)
 	// Forward returns the n×C logits (or log-probabilities) for all nodes.
 	Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var
 }
@@ -47,6 +50,7 @@ type Options struct {
 	K             int     // top-k for robust aggregations and GDC (64)
 	Alpha         float64 // PPR teleport probability (0.15)
 	Normalization string  // "" or "alt" (SM† variant)
+	PPREps        float64 // GDC: 0 = exact PPR, > 0 = push approximation with this error
 	Seed          uint64  // initialisation seed
 }
 
@@ -81,6 +85,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("k must be ≥ 1, got %d", o.K)
 	case !(o.Alpha > 0 && o.Alpha < 1):
 		return fmt.Errorf("alpha must be in (0, 1), got %v", o.Alpha)
+	case !(o.PPREps >= 0) || math.IsInf(o.PPREps, 0):
+		return fmt.Errorf("ppr eps must be finite and ≥ 0, got %v", o.PPREps)
 	case o.Normalization != "" && o.Normalization != "alt":
 		return fmt.Errorf("normalization must be empty or \"alt\", got %q", o.Normalization)
 	}
@@ -145,10 +151,15 @@ func (r *Registry) New(name string, nFeat, nClass int, o Options) (Model, error)
 	return s.New(nFeat, nClass, o)
 }
 
-// Default returns a registry holding every built-in model.
-func Default() *Registry {
+// Default returns a registry holding every built-in model; robust models get
+// their aggregations from f (nil: the robust models are not registered).
+func Default(f AggregatorFactory) *Registry {
 	r := &Registry{}
-	for _, s := range builtins() {
+	specs := builtins()
+	if f != nil {
+		specs = append(specs, robustSpecs(f)...)
+	}
+	for _, s := range specs {
 		if err := r.Register(s); err != nil {
 			panic(err) // programmer error: duplicate built-in name
 		}
@@ -158,7 +169,7 @@ func Default() *Registry {
 
 // builtins lists the built-in models; each model file contributes its specs.
 func builtins() []Spec {
-	return slices.Concat(gcnSpecs(), appnpSpecs(), gatSpecs())
+	return slices.Concat(gcnSpecs(), appnpSpecs(), gatSpecs(), rgcnSpecs())
 }
 
 // glorot returns a rows×cols matrix with Glorot-uniform entries.
@@ -173,3 +184,20 @@ func glorot(rng *rand.Rand, rows, cols int) *tensor.Dense {
 
 // newRNG returns the initialisation RNG for a seed.
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }
+
+// TrainingHints let a model depart from the reference training protocol.
+type TrainingHints struct {
+	NoWeightDecay bool // train without L2 weight decay
+	KeepFinal     bool // keep the final weights instead of the best validation epoch's
+}
+
+// Hinted is implemented by models with their own training protocol.
+type Hinted interface {
+	TrainingHints() TrainingHints
+}
+
+// Regularized is implemented by models whose loss has an extra term; it is
+// called after Forward on the same tape and added to the training loss.
+type Regularized interface {
+	Penalty(tp *autograd.Tape) *autograd.Var
+}

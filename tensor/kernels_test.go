@@ -94,7 +94,7 @@ func TestKernels(t *testing.T) {
 }
 
 func TestFromCOO(t *testing.T) {
-	m, err := FromCOO(3, 3, []Entry{{2, 1, 1}, {0, 2, 2}, {2, 1, 3}, {0, 0, 1}})
+	m, err := FromCOO(3, 3, []Entry{{Row: 2, Col: 1, Val: 1}, {Row: 0, Col: 2, Val: 2}, {Row: 2, Col: 1, Val: 3}, {Row: 0, Col: 0, Val: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,10 +104,10 @@ func TestFromCOO(t *testing.T) {
 	if m.Nnz() != 3 || m.ToDense().At(2, 1) != 4 {
 		t.Fatalf("duplicates not summed: %+v", m)
 	}
-	if _, err := FromCOO(2, 2, []Entry{{2, 0, 1}}); err == nil {
+	if _, err := FromCOO(2, 2, []Entry{{Row: 2, Col: 0, Val: 1}}); err == nil {
 		t.Fatal("out of range entry accepted")
 	}
-	bad := &CSR{Rows: 2, Cols: 2, Indptr: []int{0, 2, 2}, Indices: []int32{1, 0}, Values: []float32{1, 1}}
+	bad := &CSR{Rows: 2, Cols: 2, Indptr: []int{Row: 0, Col: 2, Val: 2}, Indices: []int32{1, 0}, Values: []float32{1, 1}}
 	if bad.Validate() == nil {
 		t.Fatal("unsorted columns accepted")
 	}

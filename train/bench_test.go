@@ -50,11 +50,11 @@ type epochBench struct {
 
 func newEpochBench(b *testing.B, name string) *epochBench {
 	adj, x, labels := synthetic(2810, 7981, 2879, 50, 7)
-	m, err := model.Default().New(name, x.Cols, 7, model.Options{})
+	m, err := model.Default(nil).New(name, x.Cols, 7, model.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := m.Preprocess(adj)
+	g, err := m.Preprocess(adj, x)
 	if err != nil {
 		b.Fatal(err)
 	}

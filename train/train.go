@@ -69,6 +69,14 @@ func Fit(ctx context.Context, m model.Model, d Data, cfg Config) (Result, error)
 	if len(d.Train) == 0 || len(d.Val) == 0 {
 		return Result{}, fmt.Errorf("train: empty training or validation set")
 	}
+	var hints model.TrainingHints
+	if h, ok := m.(model.Hinted); ok {
+		hints = h.TrainingHints()
+	}
+	if hints.NoWeightDecay {
+		cfg.WeightDecay = 0
+	}
+	reg, _ := m.(model.Regularized)
 	params := m.Params()
 	opt := NewAdam(params, cfg.LR, cfg.WeightDecay)
 	best := snapshot(params, nil)
@@ -86,6 +94,9 @@ func Fit(ctx context.Context, m model.Model, d Data, cfg Config) (Result, error)
 		loss := tp.CrossEntropy(logits, d.Train, d.Labels)
 		valLoss := autograd.CrossEntropyValue(logits.Value, d.Val, d.Labels)
 		trainLoss := float64(loss.Value.Data[0])
+		if reg != nil {
+			loss = tp.Add(loss, reg.Penalty(tp))
+		}
 		if math.IsNaN(trainLoss) || math.IsNaN(valLoss) {
 			return res, fmt.Errorf("train: loss became NaN at epoch %d", epoch)
 		}
@@ -98,12 +109,14 @@ func Fit(ctx context.Context, m model.Model, d Data, cfg Config) (Result, error)
 		if valLoss < bestLoss {
 			bestLoss, bestEpoch = valLoss, epoch
 			best = snapshot(params, best)
-		} else if epoch >= bestEpoch+cfg.Patience {
+		} else if !hints.KeepFinal && epoch >= bestEpoch+cfg.Patience {
 			epoch++
 			break
 		}
 	}
-	restore(params, best)
+	if !hints.KeepFinal {
+		restore(params, best)
+	}
 	res.Epochs, res.BestEpoch, res.BestValLoss = epoch, bestEpoch, bestLoss
 	res.Duration = time.Since(start)
 	res.DurationSecs = res.Duration.Seconds()

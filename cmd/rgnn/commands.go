@@ -5,5 +5,8 @@ import "github.com/spf13/cobra"
 // subcommands lists every subcommand; each lives in its own file.
 // Add one line here per new command.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{}
+	return []*cobra.Command{
+		newTrainCmd(),
+		newEvalCmd(),
+	}
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// problem is a loaded dataset with its split.
+type problem struct {
+	Graph            *data.Graph
+	X                *autograd.Sparse
+	Train, Val, Test []int
+	SplitSeed        int
+}
+
+func addProblemFlags(c *cobra.Command) {
+	c.Flags().String("dataset", "cora_ml", "dataset: "+strings.Join(data.Names(), ", "))
+	c.Flags().Int("split-seed", -1, "seed of the 20/20-per-class split (default: --seed, else 0)")
+	c.Flags().Bool("binary-attr", false, "binarise the features (every nonzero becomes 1)")
+}
+
+func addModelFlags(c *cobra.Command) {
+	c.Flags().String("model", "gcn", "model: "+strings.Join(modelRegistry().Names(), ", "))
+	c.Flags().Float64("temperature", 1.0, "Soft Medoid / Soft Median temperature T")
+	c.Flags().Int("k", 64, "top-k neighbours of the robust aggregations and of GDC")
+	c.Flags().Int("hidden", 64, "hidden units")
+	c.Flags().String("normalization", "", `Soft Medoid normalisation: "" (Eq. 6-7) or "alt" (the appendix's SM†)`)
+	c.Flags().Float64("ppr-eps", 0, "GDC: 0 = exact PPR, > 0 = push approximation with this error")
+}
+
+// modelRegistry returns the registry with every model, robust ones wired
+// to package aggregate.
+func modelRegistry() *model.Registry {
+	return model.Default(aggregateFactory)
+}
+
+// aggregateFactory adapts package aggregate to the model registry.
+func aggregateFactory(name string, o model.Options) (autograd.Aggregator, error) {
+	return nil, fmt.Errorf("aggregation %q is not available yet", name)
+}
+
+// loadProblem loads --dataset and its split (--split-seed, default seed).
+func loadProblem(c *cobra.Command, seed int) (*problem, error) {
+	name, _ := c.Flags().GetString("dataset")
+	bin, _ := c.Flags().GetBool("binary-attr")
+	splitSeed, _ := c.Flags().GetInt("split-seed")
+	if splitSeed < 0 {
+		splitSeed = seed
+	}
+	if _, err := data.Lookup(name); err != nil {
+		return nil, usageError{err}
+	}
+	g, err := data.Load(context.Background(), name, data.Options{Dir: dataDir(c), BinaryAttr: bin,
+		Fetch: data.FetchOptions{Progress: progressWriter()}})
+	if err != nil {
+		return nil, err
+	}
+	tr, va, te, err := data.Split(g.Labels, g.NumClasses, 20, uint32(splitSeed))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &problem{Graph: g, X: autograd.NewSparse(g.Features), Train: tr, Val: va, Test: te, SplitSeed: splitSeed}, nil
+}
+
+// newModel builds --model for the problem.
+func newModel(c *cobra.Command, p *problem, seed uint64) (model.Model, error) {
+	name, _ := c.Flags().GetString("model")
+	o := model.Options{Seed: seed}
+	o.Temperature, _ = c.Flags().GetFloat64("temperature")
+	o.K, _ = c.Flags().GetInt("k")
+	o.Hidden, _ = c.Flags().GetInt("hidden")
+	o.Normalization, _ = c.Flags().GetString("normalization")
+	o.PPREps, _ = c.Flags().GetFloat64("ppr-eps")
+	reg := modelRegistry()
+	if _, ok := reg.Lookup(name); !ok {
+		return nil, usagef("unknown model %q (known: %s)", name, strings.Join(reg.Names(), ", "))
+	}
+	m, err := reg.New(name, p.Graph.Features.Cols, p.Graph.NumClasses, o)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return m, nil
+}
+
+func loadWeights(m model.Model, path string) error { return model.LoadWeights(m, path) }
+func saveWeights(m model.Model, path string) error { return model.SaveWeights(m, path) }
+
+func loadPerturbed(path string, n int) (*tensor.CSR, error) { return data.LoadPerturbedAdj(path, n) }

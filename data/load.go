@@ -1,0 +1,285 @@
+package data
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rgnn/rgnn/npz"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Graph is a standardised dataset: symmetric unweighted adjacency without
+// self loops on the largest connected component, sparse features, labels.
+type Graph struct {
+	Name       string
+	Path       string
+	Adj        *tensor.CSR // n×n, symmetric, values 1, no self loops
+	Features   *tensor.CSR // n×d, as stored (or 0/1 with BinaryAttr)
+	Labels     []int32
+	NumClasses int
+	// LCCNodes maps each node to its row in the raw file.
+	LCCNodes []int
+	RawNodes int
+}
+
+// NumNodes returns n.
+func (g *Graph) NumNodes() int { return g.Adj.Rows }
+
+// NumEdges returns the number of undirected edges.
+func (g *Graph) NumEdges() int { return g.Adj.Nnz() / 2 }
+
+// ClassCounts returns the number of nodes per class.
+func (g *Graph) ClassCounts() []int {
+	c := make([]int, g.NumClasses)
+	for _, y := range g.Labels {
+		c[y]++
+	}
+	return c
+}
+
+// Options control Load.
+type Options struct {
+	Dir        string // data directory ("" → ResolveDir(""))
+	BinaryAttr bool   // set every nonzero feature to 1
+	Fetch      FetchOptions
+}
+
+// Load fetches (if needed) and loads a registered dataset.
+func Load(ctx context.Context, name string, o Options) (*Graph, error) {
+	dir, err := ResolveDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	path, err := Fetch(ctx, name, dir, o.Fetch)
+	if err != nil {
+		return nil, err
+	}
+	g, err := LoadFile(path, o.BinaryAttr)
+	if err != nil {
+		return nil, err
+	}
+	g.Name = name
+	return g, nil
+}
+
+// LoadFile loads and standardises a dataset file.
+func LoadFile(path string, binaryAttr bool) (*Graph, error) {
+	a, err := npz.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	adj, err := readCSR(a, "adj_matrix", "adj")
+	if err != nil {
+		return nil, err
+	}
+	if adj.Rows != adj.Cols {
+		return nil, fmt.Errorf("%s: adjacency is %d×%d, want square", path, adj.Rows, adj.Cols)
+	}
+	n := adj.Rows
+	var feats *tensor.CSR
+	if hasCSR(a, "attr_matrix", "attr") {
+		if feats, err = readCSR(a, "attr_matrix", "attr"); err != nil {
+			return nil, err
+		}
+		if feats.Rows != n {
+			return nil, fmt.Errorf("%s: features have %d rows for %d nodes", path, feats.Rows, n)
+		}
+	} else {
+		feats = identity(n) // graphs without features (polblogs)
+	}
+	lab, _, err := a.Int64("labels")
+	if err != nil {
+		return nil, err
+	}
+	if len(lab) != n {
+		return nil, fmt.Errorf("%s: %d labels for %d nodes", path, len(lab), n)
+	}
+	labels := make([]int32, n)
+	nc := 0
+	for i, y := range lab {
+		if y < 0 || y > 1<<20 {
+			return nil, fmt.Errorf("%s: label %d of node %d out of range", path, y, i)
+		}
+		labels[i] = int32(y)
+		nc = max(nc, int(y)+1)
+	}
+	sym := standardize(adj)
+	keep := largestComponent(sym)
+	g := &Graph{Path: path, Adj: subgraph(sym, keep), Features: rows(feats, keep), NumClasses: nc,
+		LCCNodes: keep, RawNodes: n}
+	g.Labels = make([]int32, len(keep))
+	for i, v := range keep {
+		g.Labels[i] = labels[v]
+	}
+	if binaryAttr {
+		for i := range g.Features.Values {
+			if g.Features.Values[i] != 0 {
+				g.Features.Values[i] = 1
+			}
+		}
+	}
+	return g, nil
+}
+
+func hasCSR(a *npz.Archive, dot, old string) bool {
+	return a.Has(dot+".data") || a.Has(old+"_data")
+}
+
+// readCSR reads a scipy CSR stored as <dot>.{data,indices,indptr,shape} or
+// the older <old>_{data,indices,indptr,shape}.
+func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
+	key := func(part string) string {
+		if a.Has(dot + "." + part) {
+			return dot + "." + part
+		}
+		return old + "_" + part
+	}
+	data, _, err := a.Float32(key("data"))
+	if err != nil {
+		return nil, err
+	}
+	ind, _, err := a.Int64(key("indices"))
+	if err != nil {
+		return nil, err
+	}
+	ptr, _, err := a.Int64(key("indptr"))
+	if err != nil {
+		return nil, err
+	}
+	shape, _, err := a.Int64(key("shape"))
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 || shape[0] < 0 || shape[1] < 0 || shape[0] > 1<<30 || shape[1] > 1<<30 {
+		return nil, fmt.Errorf("%s: %s: bad shape %v", a.Path, dot, shape)
+	}
+	r, c := int(shape[0]), int(shape[1])
+	if len(ptr) != r+1 || len(ind) != len(data) || ptr[0] != 0 || ptr[r] != int64(len(ind)) {
+		return nil, fmt.Errorf("%s: %s: inconsistent CSR (indptr %d for %d rows, %d indices, %d values)",
+			a.Path, dot, len(ptr), r, len(ind), len(data))
+	}
+	es := make([]tensor.Entry, 0, len(ind))
+	for i := 0; i < r; i++ {
+		if ptr[i+1] < ptr[i] {
+			return nil, fmt.Errorf("%s: %s: indptr decreases at row %d", a.Path, dot, i)
+		}
+		for k := ptr[i]; k < ptr[i+1]; k++ {
+			if ind[k] < 0 || ind[k] >= int64(c) {
+				return nil, fmt.Errorf("%s: %s: column %d out of range in row %d", a.Path, dot, ind[k], i)
+			}
+			es = append(es, tensor.Entry{Row: int32(i), Col: int32(ind[k]), Val: data[k]})
+		}
+	}
+	m, err := tensor.FromCOO(r, c, es)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", a.Path, dot, err)
+	}
+	return m, nil
+}
+
+// standardize returns the symmetric 0/1 pattern of a + aᵀ without the diagonal.
+func standardize(a *tensor.CSR) *tensor.CSR {
+	es := make([]tensor.Entry, 0, 2*a.Nnz())
+	for r := 0; r < a.Rows; r++ {
+		for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
+			c := a.Indices[k]
+			if int(c) == r || a.Values[k] == 0 {
+				continue
+			}
+			es = append(es, tensor.Entry{Row: int32(r), Col: c, Val: 1}, tensor.Entry{Row: c, Col: int32(r), Val: 1})
+		}
+	}
+	s, _ := tensor.FromCOO(a.Rows, a.Cols, es)
+	for i := range s.Values {
+		s.Values[i] = 1
+	}
+	return s
+}
+
+// largestComponent returns the nodes of the largest connected component in
+// ascending order (ties: the component found first from node 0).
+func largestComponent(a *tensor.CSR) []int {
+	comp := make([]int, a.Rows)
+	for i := range comp {
+		comp[i] = -1
+	}
+	var sizes []int
+	stack := []int{}
+	for s := 0; s < a.Rows; s++ {
+		if comp[s] >= 0 {
+			continue
+		}
+		id := len(sizes)
+		sizes = append(sizes, 0)
+		comp[s] = id
+		stack = append(stack[:0], s)
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			sizes[id]++
+			for k := a.Indptr[v]; k < a.Indptr[v+1]; k++ {
+				if u := int(a.Indices[k]); comp[u] < 0 {
+					comp[u] = id
+					stack = append(stack, u)
+				}
+			}
+		}
+	}
+	best := 0
+	for id, sz := range sizes {
+		if sz > sizes[best] {
+			best = id
+		}
+	}
+	var keep []int
+	for v, c := range comp {
+		if c == best {
+			keep = append(keep, v)
+		}
+	}
+	return keep
+}
+
+// subgraph returns a restricted to the nodes keep (ascending), renumbered.
+func subgraph(a *tensor.CSR, keep []int) *tensor.CSR {
+	pos := make([]int32, a.Rows)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, v := range keep {
+		pos[v] = int32(i)
+	}
+	out := &tensor.CSR{Rows: len(keep), Cols: len(keep), Indptr: make([]int, len(keep)+1)}
+	for i, v := range keep {
+		for k := a.Indptr[v]; k < a.Indptr[v+1]; k++ {
+			if p := pos[a.Indices[k]]; p >= 0 {
+				out.Indices = append(out.Indices, p)
+				out.Values = append(out.Values, a.Values[k])
+			}
+		}
+		out.Indptr[i+1] = len(out.Indices)
+	}
+	return out
+}
+
+// rows returns the rows keep of a.
+func rows(a *tensor.CSR, keep []int) *tensor.CSR {
+	out := &tensor.CSR{Rows: len(keep), Cols: a.Cols, Indptr: make([]int, len(keep)+1)}
+	for i, v := range keep {
+		lo, hi := a.Indptr[v], a.Indptr[v+1]
+		out.Indices = append(out.Indices, a.Indices[lo:hi]...)
+		out.Values = append(out.Values, a.Values[lo:hi]...)
+		out.Indptr[i+1] = len(out.Indices)
+	}
+	return out
+}
+
+func identity(n int) *tensor.CSR {
+	m := &tensor.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1), Indices: make([]int32, n), Values: make([]float32, n)}
+	for i := 0; i < n; i++ {
+		m.Indptr[i+1] = i + 1
+		m.Indices[i] = int32(i)
+		m.Values[i] = 1
+	}
+	return m
+}

@@ -1,0 +1,73 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Info describes a dataset file.
+type Info struct {
+	Name   string // registry name, e.g. "cora_ml"
+	File   string // file name in the data directory
+	URL    string // canonical public download URL
+	SHA256 string // hex checksum of the file
+	Source string // where the file comes from
+}
+
+// registry lists the datasets; the only place a dataset is named.
+var registry = map[string]Info{
+	"cora_ml": {Name: "cora_ml", File: "cora_ml.npz",
+		URL:    "https://raw.githubusercontent.com/sigeisler/reliable_gnn_via_robust_aggregation/main/data/cora_ml.npz",
+		SHA256: "46b98cabc9c22c09de0d30140fbf68d004b21d2f05e234feb96ba6e84ec7c86a",
+		Source: "sigeisler/reliable_gnn_via_robust_aggregation data/cora_ml.npz"},
+	"citeseer": {Name: "citeseer", File: "citeseer.npz",
+		URL:    "https://raw.githubusercontent.com/sigeisler/reliable_gnn_via_robust_aggregation/main/data/citeseer.npz",
+		SHA256: "8d8aa684f48b8f6d9103b5c58a538cd34ef6af58c70dab4d8ad851f1e67161b1",
+		Source: "sigeisler/reliable_gnn_via_robust_aggregation data/citeseer.npz"},
+	"cora": {Name: "cora", File: "cora.npz",
+		URL:    "https://raw.githubusercontent.com/danielzuegner/gnn-meta-attack/master/data/cora.npz",
+		SHA256: "398a5c8f949a4f2a3c8fb248f777d2756c654de714762d6a18c04eaa19a96271",
+		Source: "danielzuegner/gnn-meta-attack data/cora.npz"},
+	"polblogs": {Name: "polblogs", File: "polblogs.npz",
+		URL:    "https://raw.githubusercontent.com/danielzuegner/gnn-meta-attack/master/data/polblogs.npz",
+		SHA256: "cd0983c2b1caa3bbe2703a4e316f97bb1dccd33f98800d3d8e4bbe51cc86941b",
+		Source: "danielzuegner/gnn-meta-attack data/polblogs.npz"},
+}
+
+// Lookup returns the registry entry of a dataset.
+func Lookup(name string) (Info, error) {
+	info, ok := registry[name]
+	if !ok {
+		return Info{}, fmt.Errorf("unknown dataset %q (known: %v)", name, Names())
+	}
+	return info, nil
+}
+
+// Names lists the registered datasets.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ResolveDir returns the data directory: flag if set, else $RGNN_DATA_DIR,
+// else <user cache dir>/rgnn/datasets.
+func ResolveDir(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if d := os.Getenv("RGNN_DATA_DIR"); d != "" {
+		return d, nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", errors.New("no data directory: pass --data-dir or set RGNN_DATA_DIR")
+	}
+	return filepath.Join(c, "rgnn", "datasets"), nil
+}

@@ -1,0 +1,119 @@
+package data
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rgnn/rgnn/nprand"
+	"github.com/rgnn/rgnn/npz"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Split reproduces the reference's split (rgnn/data.py: split): with numpy's
+// legacy RandomState seeded by seed, per class in order a permutation of its
+// nodes gives nPerClass training and nPerClass validation nodes; the
+// training and validation lists are then permuted; the remaining nodes are
+// the (sorted) test set.
+func Split(labels []int32, numClasses, nPerClass int, seed uint32) (train, val, test []int, err error) {
+	if nPerClass < 1 {
+		return nil, nil, nil, fmt.Errorf("split: %d nodes per class", nPerClass)
+	}
+	r := nprand.New(seed)
+	byClass := make([][]int, numClasses)
+	for i, y := range labels {
+		if int(y) >= numClasses || y < 0 {
+			return nil, nil, nil, fmt.Errorf("split: label %d of node %d outside %d classes", y, i, numClasses)
+		}
+		byClass[y] = append(byClass[y], i)
+	}
+	for c, nodes := range byClass {
+		if len(nodes) < 2*nPerClass {
+			return nil, nil, nil, fmt.Errorf("split: class %d has %d nodes, fewer than 2×%d", c, len(nodes), nPerClass)
+		}
+		perm := r.Permutation(nodes)
+		train = append(train, perm[:nPerClass]...)
+		val = append(val, perm[nPerClass:2*nPerClass]...)
+	}
+	train = r.Permutation(train)
+	val = r.Permutation(val)
+	used := make([]bool, len(labels))
+	for _, v := range slices.Concat(train, val) {
+		used[v] = true
+	}
+	for i, u := range used {
+		if !u {
+			test = append(test, i)
+		}
+	}
+	return train, val, test, nil
+}
+
+// LoadPerturbedAdj reads a perturbed adjacency in the reference attack
+// format (edge_index [2, E], edge_weight [E], shape [2]) for a graph of n
+// nodes, as a symmetric unweighted CSR without self loops.
+func LoadPerturbedAdj(path string, n int) (*tensor.CSR, error) {
+	a, err := npz.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	ei, shape, err := a.Int64("edge_index")
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 || shape[0] != 2 {
+		return nil, fmt.Errorf("%s: edge_index has shape %v, want [2, E]", path, shape)
+	}
+	e := shape[1]
+	var w []float32
+	if a.Has("edge_weight") {
+		if w, _, err = a.Float32("edge_weight"); err != nil {
+			return nil, err
+		}
+		if len(w) != e {
+			return nil, fmt.Errorf("%s: %d edge weights for %d edges", path, len(w), e)
+		}
+	}
+	if a.Has("shape") {
+		s, _, err := a.Int64("shape")
+		if err != nil {
+			return nil, err
+		}
+		if len(s) != 2 || s[0] != int64(n) || s[1] != int64(n) {
+			return nil, fmt.Errorf("%s: graph shape %v does not match the dataset's %d nodes", path, s, n)
+		}
+	}
+	es := make([]tensor.Entry, 0, 2*e)
+	for k := 0; k < e; k++ {
+		u, v := ei[k], ei[e+k]
+		if u < 0 || v < 0 || u >= int64(n) || v >= int64(n) {
+			return nil, fmt.Errorf("%s: edge (%d, %d) outside %d nodes", path, u, v, n)
+		}
+		if u == v || (w != nil && w[k] == 0) {
+			continue
+		}
+		es = append(es, tensor.Entry{Row: int32(u), Col: int32(v), Val: 1}, tensor.Entry{Row: int32(v), Col: int32(u), Val: 1})
+	}
+	adj, err := tensor.FromCOO(n, n, es)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i := range adj.Values {
+		adj.Values[i] = 1
+	}
+	return adj, nil
+}
+
+// SavePerturbedAdj writes adj in the reference attack format (both
+// directions of every edge, weight 1), atomically.
+func SavePerturbedAdj(path string, adj *tensor.CSR) error {
+	e := adj.Nnz()
+	ei := make([]int64, 2*e)
+	w := make([]float32, e)
+	for r := 0; r < adj.Rows; r++ {
+		for k := adj.Indptr[r]; k < adj.Indptr[r+1]; k++ {
+			ei[k], ei[e+k], w[k] = int64(r), int64(adj.Indices[k]), adj.Values[k]
+		}
+	}
+	return npz.WriteFile(path, npz.I64("edge_index", []int{2, e}, ei), npz.F32("edge_weight", []int{e}, w),
+		npz.I64("shape", []int{2}, []int64{int64(adj.Rows), int64(adj.Cols)}))
+}

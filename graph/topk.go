@@ -1,0 +1,130 @@
+package graph
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// tieRel is the relative tolerance (times the row's largest value) under
+// which two diffusion values count as tied. Exactly tied values (for example
+// two leaves hanging off the same node) differ only by rounding noise after
+// a numerical solve; treating them as ties makes the top-k choice follow the
+// documented rule "column ascending" instead of that noise.
+const tieRel = 1e-9
+
+// candidate is one (column, value) pair of a row considered for the top-k.
+type candidate struct {
+	col int32
+	val float64
+}
+
+// topKSelector keeps the scratch space of selectTopK so that a goroutine can
+// reuse it across rows.
+type topKSelector struct {
+	vals []float64
+	pool []candidate
+}
+
+// selectTopK returns the k entries of row with the largest values, ordered by
+// value descending with ties (within tieRel·max) broken by column ascending,
+// and then re-sorted by column ascending for storage. If fewer than k
+// candidates exist all are returned. The returned slice aliases scratch space
+// and is valid until the next call.
+func (s *topKSelector) selectTopK(row []candidate, k int) []candidate {
+	if k <= 0 || len(row) == 0 {
+		return row[:0]
+	}
+	if k > len(row) {
+		k = len(row)
+	}
+	// k-th largest value by quickselect on a copy of the values.
+	s.vals = s.vals[:0]
+	rowMax := math.Inf(-1)
+	for _, c := range row {
+		s.vals = append(s.vals, c.val)
+		rowMax = max(rowMax, c.val)
+	}
+	kth := quickSelectDesc(s.vals, k-1)
+	tol := tieRel * math.Abs(rowMax)
+	// Everything that can end up in the first k after tie regrouping has a
+	// value ≥ kth − tol (see regroupTies).
+	s.pool = s.pool[:0]
+	for _, c := range row {
+		if c.val >= kth-tol {
+			s.pool = append(s.pool, c)
+		}
+	}
+	out := regroupTies(s.pool, tol)[:k]
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(a.col, b.col) })
+	return out
+}
+
+// regroupTies sorts c by value descending (exact ties: column ascending) and
+// then, walking runs whose values lie within tol of the run's first (largest)
+// value, re-sorts each run by column ascending. A run that reaches into the
+// first k positions starts at a value ≥ the k-th largest, so all its members
+// are ≥ kth − tol: the caller's pre-filter keeps every possible member.
+func regroupTies(c []candidate, tol float64) []candidate {
+	slices.SortFunc(c, func(a, b candidate) int {
+		if a.val != b.val {
+			return cmp.Compare(b.val, a.val)
+		}
+		return cmp.Compare(a.col, b.col)
+	})
+	for lo := 0; lo < len(c); {
+		hi := lo + 1
+		for hi < len(c) && c[lo].val-c[hi].val <= tol {
+			hi++
+		}
+		if hi-lo > 1 {
+			slices.SortFunc(c[lo:hi], func(a, b candidate) int { return cmp.Compare(a.col, b.col) })
+		}
+		lo = hi
+	}
+	return c
+}
+
+// quickSelectDesc partially reorders v and returns the value that would be at
+// position idx if v were sorted descending. Deterministic (median-of-three
+// pivots, no randomness).
+func quickSelectDesc(v []float64, idx int) float64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		// median of three, ordered descending
+		if v[mid] > v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] > v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] > v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] > pivot {
+				i++
+			}
+			for v[j] < pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case idx <= j:
+			hi = j
+		case idx >= i:
+			lo = i
+		default:
+			return v[idx]
+		}
+	}
+	return v[idx]
+}

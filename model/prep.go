@@ -1,0 +1,34 @@
+package model
+
+import (
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// gdcPrep is the GDC preprocessing: top-k personalised PageRank with rows
+// normalised to 1 (gcn_norm follows in the layers, as in the reference).
+type gdcPrep struct{ cfg graph.GDCConfig }
+
+func newGDCPrep(o Options) gdcPrep {
+	return gdcPrep{cfg: graph.GDCConfig{Alpha: o.Alpha, K: o.K, Eps: o.PPREps}}
+}
+
+func (p gdcPrep) Apply(adj, _ *tensor.CSR) (*tensor.CSR, error) { return graph.GDC(adj, p.cfg) }
+func (p gdcPrep) Normalize() bool                               { return true }
+
+// svdPrep is SVD GCN's preprocessing: the rank-50 truncated SVD of the
+// adjacency, normalised by svd_norm_adj; the layers do not normalise again.
+type svdPrep struct{ rank int }
+
+func (p svdPrep) Apply(adj, _ *tensor.CSR) (*tensor.CSR, error) { return graph.SVDGraph(adj, p.rank) }
+func (p svdPrep) Normalize() bool                               { return false }
+
+// jaccardPrep drops edges whose endpoints' feature patterns have Jaccard
+// similarity ≤ threshold (0.01), then the layers apply gcn_norm.
+type jaccardPrep struct{ threshold float64 }
+
+func (p jaccardPrep) Apply(adj, x *tensor.CSR) (*tensor.CSR, error) {
+	a, _, err := graph.JaccardFilter(adj, x, p.threshold)
+	return a, err
+}
+func (p jaccardPrep) Normalize() bool { return true }

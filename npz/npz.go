@@ -1,0 +1,245 @@
+package npz
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Archive is a decoded .npz file.
+type Archive struct {
+	// Path names the file in error messages.
+	Path    string
+	arrays  map[string]*Array
+	skipped []string
+}
+
+// Open reads and decodes the archive at path.
+func Open(path string) (*Archive, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return Read(f, st.Size(), path)
+}
+
+// maxEntryBytes bounds one decompressed entry (4 GiB).
+const maxEntryBytes = 4 << 30
+
+// Read decodes an archive of the given size; name is used in errors.
+func Read(r io.ReaderAt, size int64, name string) (*Archive, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid .npz (zip) file: %w", name, err)
+	}
+	a := &Archive{Path: name, arrays: map[string]*Array{}}
+	for _, f := range zr.File {
+		key := strings.TrimSuffix(f.Name, ".npy")
+		if f.UncompressedSize64 > maxEntryBytes {
+			return nil, fmt.Errorf("%s: entry %s declares %d bytes", name, f.Name, f.UncompressedSize64)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: entry %s: %w", name, f.Name, err)
+		}
+		// Read at most the declared size (+1 to notice lies); the zip reader
+		// verifies the CRC when the entry is read to the end.
+		b, err := io.ReadAll(io.LimitReader(rc, int64(f.UncompressedSize64)+1))
+		if err == nil {
+			_, err = io.Copy(io.Discard, rc)
+		}
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: entry %s: %w", name, f.Name, err)
+		}
+		arr, err := parseNpy(key, b)
+		if errors.Is(err, errSkip) {
+			a.skipped = append(a.skipped, key)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: entry %s: %w", name, f.Name, err)
+		}
+		a.arrays[key] = arr
+	}
+	return a, nil
+}
+
+// Keys lists the decoded arrays in sorted order.
+func (a *Archive) Keys() []string {
+	keys := make([]string, 0, len(a.arrays))
+	for k := range a.arrays {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Skipped lists the entries that were skipped (pickled objects, strings).
+func (a *Archive) Skipped() []string { return slices.Clone(a.skipped) }
+
+// Has reports whether the archive holds a decoded array under key.
+func (a *Archive) Has(key string) bool { _, ok := a.arrays[key]; return ok }
+
+// Array returns the array under key.
+func (a *Archive) Array(key string) (*Array, error) {
+	arr, ok := a.arrays[key]
+	if !ok {
+		return nil, fmt.Errorf("%s: no array %q (has %v)", a.Path, key, a.Keys())
+	}
+	return arr, nil
+}
+
+// Float32 returns the array under key as float32 with its shape.
+func (a *Archive) Float32(key string) ([]float32, []int, error) {
+	arr, err := a.Array(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return arr.Float32(), arr.Shape, nil
+}
+
+// Float64 returns the array under key as float64 with its shape.
+func (a *Archive) Float64(key string) ([]float64, []int, error) {
+	arr, err := a.Array(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return arr.Float64(), arr.Shape, nil
+}
+
+// Int64 returns the array under key as int64 with its shape.
+func (a *Archive) Int64(key string) ([]int64, []int, error) {
+	arr, err := a.Array(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := arr.Int64()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", a.Path, err)
+	}
+	return v, arr.Shape, nil
+}
+
+// Entry is an array to write.
+type Entry struct {
+	Name  string
+	Shape []int
+	descr string
+	data  []byte
+}
+
+func shapeCount(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// F32 makes an entry of float32 values.
+func F32(name string, shape []int, v []float32) Entry {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return Entry{Name: name, Shape: shape, descr: "<f4", data: b}
+}
+
+// F64 makes an entry of float64 values.
+func F64(name string, shape []int, v []float64) Entry {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return Entry{Name: name, Shape: shape, descr: "<f8", data: b}
+}
+
+// I64 makes an entry of int64 values.
+func I64(name string, shape []int, v []int64) Entry {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	return Entry{Name: name, Shape: shape, descr: "<i8", data: b}
+}
+
+// I32 makes an entry of int32 values.
+func I32(name string, shape []int, v []int32) Entry {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return Entry{Name: name, Shape: shape, descr: "<i4", data: b}
+}
+
+// Encode returns the bytes of an uncompressed .npz holding entries.
+func Encode(entries ...Entry) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		size := len(e.data) / max(1, int(e.descr[2]-'0'))
+		if shapeCount(e.Shape) != size {
+			return nil, fmt.Errorf("npz: entry %s: shape %v does not hold %d values", e.Name, e.Shape, size)
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.Name + ".npy", Method: zip.Store})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(encodeNpy(e.descr, e.Shape, e.data)); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteFile writes entries to path atomically.
+func WriteFile(path string, entries ...Entry) error {
+	b, err := Encode(entries...)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return AtomicWrite(path, b)
+}
+
+// AtomicWrite writes b to path via a temporary file in the same directory,
+// fsync and rename, so readers never see a partial file.
+func AtomicWrite(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
