@@ -18,7 +18,7 @@ func TestGCNNorm(t *testing.T) {
 		t.Fatal(err)
 	}
 	// degrees (column sums incl. loops): node0 = 1+1, node1 = 1+1+1, node2 = 1+3.
-	deg := []float64{Row: 2, Col: 3, Val: 4}
+	deg := []float64{2, 3, 4}
 	want := map[[2]int]float64{
 		{0, 0}: 1, {0, 1}: 1, {1, 0}: 1, {1, 1}: 1, {1, 2}: 1, {2, 1}: 1, {2, 2}: 3,
 	}

@@ -107,7 +107,7 @@ func TestFromCOO(t *testing.T) {
 	if _, err := FromCOO(2, 2, []Entry{{Row: 2, Col: 0, Val: 1}}); err == nil {
 		t.Fatal("out of range entry accepted")
 	}
-	bad := &CSR{Rows: 2, Cols: 2, Indptr: []int{Row: 0, Col: 2, Val: 2}, Indices: []int32{1, 0}, Values: []float32{1, 1}}
+	bad := &CSR{Rows: 2, Cols: 2, Indptr: []int{0, 2, 2}, Indices: []int32{1, 0}, Values: []float32{1, 1}}
 	if bad.Validate() == nil {
 		t.Fatal("unsorted columns accepted")
 	}
