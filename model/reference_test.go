@@ -1,0 +1,135 @@
+package model_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
+)
+
+// refModel maps a reference label to our model name, options and file stem.
+type refModel struct {
+	label, name, stem string
+	opts              model.Options
+}
+
+var refModels = []refModel{
+	{"Vanilla GCN", "gcn", "Vanilla_GCN", model.Options{}},
+	{"Vanilla GDC", "gdc", "Vanilla_GDC", model.Options{}},
+	{"SVD GCN", "svd_gcn", "SVD_GCN", model.Options{}},
+	{"Jaccard GCN", "jaccard_gcn", "Jaccard_GCN", model.Options{}},
+	{"Soft Medoid GDC (T=0.2)", "sm_gdc", "Soft_Medoid_GDC_T_0_2", model.Options{Temperature: 0.2}},
+	{"Soft Medoid GDC (T=0.5)", "sm_gdc", "Soft_Medoid_GDC_T_0_5", model.Options{Temperature: 0.5}},
+	{"Soft Medoid GDC (T=1.0)", "sm_gdc", "Soft_Medoid_GDC_T_1_0", model.Options{Temperature: 1.0}},
+}
+
+type expectation struct {
+	Label   string  `json:"label"`
+	Seed    int     `json:"seed"`
+	Attack  string  `json:"attack"`
+	Epsilon float64 `json:"epsilon"`
+	TestAcc float64 `json:"test_acc"`
+	NTest   int     `json:"n_test"`
+}
+
+// TestReferenceAccuracy evaluates every reference pretrained model (bin0)
+// on the clean graph and on every reference attacked graph (preprocessing
+// recomputed) and requires the reference's test accuracy to within one test
+// node.
+func TestReferenceAccuracy(t *testing.T) {
+	refDir := fixture.ReferenceDir(t)
+	dataDir := fixture.DataDir(t)
+	raw, err := os.ReadFile(filepath.Join(refDir, "expected_accuracy_cora_ml.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp struct {
+		Clean    []expectation `json:"clean"`
+		Attacked []expectation `json:"attacked"`
+	}
+	if err := json.Unmarshal(raw, &exp); err != nil {
+		t.Fatal(err)
+	}
+	g, err := data.Load(context.Background(), "cora_ml", data.Options{Dir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := autograd.NewSparse(g.Features)
+	reg := model.Default(testAggregators)
+	graphs := map[string]*tensor.CSR{"": g.Adj}
+	graphOf := func(e expectation) *tensor.CSR {
+		key := fmt.Sprintf("cora_ml_%s_s%d_eps%g.npz", e.Attack, e.Seed, e.Epsilon)
+		if e.Attack == "" {
+			key = ""
+		}
+		if a, ok := graphs[key]; ok {
+			return a
+		}
+		a, err := data.LoadPerturbedAdj(fixture.Reference(t, filepath.Join("attacks", key)), g.NumNodes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs[key] = a
+		return a
+	}
+	all := append(append([]expectation{}, exp.Clean...), exp.Attacked...)
+	checked := 0
+	for _, rm := range refModels {
+		if testing.Short() && rm.name != "gcn" {
+			continue
+		}
+		if _, ok := reg.Lookup(rm.name); !ok {
+			t.Errorf("model %s not registered", rm.name)
+			continue
+		}
+		for _, seed := range []int{0, 1, 5} {
+			m, err := reg.New(rm.name, g.Features.Cols, g.NumClasses, rm.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := fixture.Reference(t, fmt.Sprintf("pretrained/cora_ml_%s_s%d_bin0.npz", rm.stem, seed))
+			if err := model.LoadWeights(m, w); err != nil {
+				t.Fatal(err)
+			}
+			_, _, test, err := data.Split(g.Labels, g.NumClasses, 20, uint32(seed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range all {
+				if e.Label != rm.label || e.Seed != seed {
+					continue
+				}
+				pg, err := m.Preprocess(graphOf(e), g.Features)
+				if err != nil {
+					t.Fatal(err)
+				}
+				acc := train.Accuracy(train.Predict(m, pg, x), g.Labels, test)
+				diff := math.Abs(acc-e.TestAcc) * float64(len(test))
+				where := "clean"
+				if e.Attack != "" {
+					where = fmt.Sprintf("%s ε=%g", e.Attack, e.Epsilon)
+				}
+				if diff > 1.01 {
+					t.Errorf("%s seed %d %s: accuracy %.4f, reference %.4f (%.0f test nodes apart)",
+						rm.label, seed, where, acc, e.TestAcc, diff)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("checked %d (model, seed, graph) cells", checked)
+	if !testing.Short() && checked != len(all) {
+		t.Errorf("checked %d cells, the reference has %d", checked, len(all))
+	}
+}
+
