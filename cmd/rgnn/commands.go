@@ -8,5 +8,7 @@ func subcommands() []*cobra.Command {
 	return []*cobra.Command{
 		newTrainCmd(),
 		newEvalCmd(),
+		newDataCmd(),
+		newReproduceCmd(),
 	}
 }
