@@ -13,3 +13,6 @@ const SIMD = "none (portable Go)"
 
 // spmmRows has no specialised path in the portable build.
 func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool { return false }
+
+// adamVec has no vector path in the portable build.
+func adamVec(w, g, m, v []float32, c AdamCoeffs) int { return 0 }

@@ -99,3 +99,34 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 	}
 	return true
 }
+
+// adamVec runs AdamUpdate 8 lanes at a time and returns how many elements
+// it handled. Lane arithmetic is the same IEEE float32 sequence as the
+// scalar path except that √ is computed in float32 (exactly rounded too).
+func adamVec(w, g, m, v []float32, c AdamCoeffs) int {
+	if !useAVX2 {
+		return 0
+	}
+	b1 := archsimd.BroadcastFloat32x8(c.Beta1)
+	b1c := archsimd.BroadcastFloat32x8(1 - c.Beta1)
+	b2 := archsimd.BroadcastFloat32x8(c.Beta2)
+	b2c := archsimd.BroadcastFloat32x8(1 - c.Beta2)
+	wd := archsimd.BroadcastFloat32x8(c.WeightDecay)
+	step := archsimd.BroadcastFloat32x8(c.StepSize)
+	sbc := archsimd.BroadcastFloat32x8(c.SqrtBC2)
+	eps := archsimd.BroadcastFloat32x8(c.Eps)
+	var zero archsimd.Float32x8
+	n := len(w) &^ 7
+	for j := 0; j < n; j += 8 {
+		wj := archsimd.LoadFloat32x8Slice(w[j:])
+		gj := archsimd.LoadFloat32x8Slice(g[j:]).Add(wd.Mul(wj))
+		mj := b1.Mul(archsimd.LoadFloat32x8Slice(m[j:])).Add(b1c.Mul(gj))
+		vj := b2.Mul(archsimd.LoadFloat32x8Slice(v[j:])).Add(b2c.Mul(gj.Mul(gj)))
+		mj.StoreSlice(m[j:])
+		vj.StoreSlice(v[j:])
+		denom := vj.Sqrt().Div(sbc).Add(eps)
+		wj.Sub(step.Mul(mj).Div(denom)).StoreSlice(w[j:])
+		zero.StoreSlice(g[j:])
+	}
+	return n
+}

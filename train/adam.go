@@ -33,25 +33,9 @@ func (a *Adam) Step() {
 	a.step++
 	bc1 := 1 - math.Pow(a.Beta1, float64(a.step))
 	bc2 := 1 - math.Pow(a.Beta2, float64(a.step))
-	b1, b2 := float32(a.Beta1), float32(a.Beta2)
-	wd := float32(a.WeightDecay)
-	stepSize := float32(a.LR / bc1)
-	sqrtBC2 := float32(math.Sqrt(bc2))
-	eps := float32(a.Eps)
+	c := tensor.AdamCoeffs{Beta1: float32(a.Beta1), Beta2: float32(a.Beta2), WeightDecay: float32(a.WeightDecay),
+		StepSize: float32(a.LR / bc1), SqrtBC2: float32(math.Sqrt(bc2)), Eps: float32(a.Eps)}
 	for i, p := range a.params {
-		m, v := a.m[i], a.v[i]
-		w, g := p.Value.Data, p.Grad.Data
-		// Elementwise, so any split over goroutines gives the same bits.
-		tensor.ParallelChunks(len(w), 4096, func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				gj := g[j] + wd*w[j]
-				mj := b1*m[j] + (1-b1)*gj
-				vj := b2*v[j] + (1-b2)*gj*gj
-				m[j], v[j] = mj, vj
-				denom := float32(math.Sqrt(float64(vj)))/sqrtBC2 + eps
-				w[j] -= stepSize * mj / denom
-				g[j] = 0
-			}
-		})
+		tensor.AdamUpdate(p.Value.Data, p.Grad.Data, a.m[i], a.v[i], c)
 	}
 }
