@@ -149,49 +149,46 @@ func isSymmetric(a *tensor.CSR) bool {
 }
 
 // rowResults collects, per source row, at most kk (column, value) pairs and
-// assembles the row-normalised CSR.
+// assembles the row-normalised CSR. Each row is written by exactly one
+// goroutine.
 type rowResults struct {
 	n, kk int
-	cols  []int32
-	vals  []float64
-	count []int
+	cols  [][]int32
+	vals  [][]float64
 }
 
 func newRowResults(n, kk int) *rowResults {
-	return &rowResults{n: n, kk: kk, cols: make([]int32, n*kk), vals: make([]float64, n*kk), count: make([]int, n)}
+	return &rowResults{n: n, kk: kk, cols: make([][]int32, n), vals: make([][]float64, n)}
 }
 
 // set stores the selected entries (sorted by column) of row u.
 func (r *rowResults) set(u int, sel []candidate) {
-	off := u * r.kk
+	cols, vals := make([]int32, len(sel)), make([]float64, len(sel))
 	for i, c := range sel {
-		r.cols[off+i] = c.col
-		r.vals[off+i] = c.val
+		cols[i], vals[i] = c.col, c.val
 	}
-	r.count[u] = len(sel)
+	r.cols[u], r.vals[u] = cols, vals
 }
 
 // csr divides every row by its sum (a sum ≤ 0 divides by 1, as in the
 // reference) and packs the rows.
 func (r *rowResults) csr() *tensor.CSR {
 	nnz := 0
-	for _, c := range r.count {
-		nnz += c
+	for _, c := range r.cols {
+		nnz += len(c)
 	}
 	out := &tensor.CSR{Rows: r.n, Cols: r.n, Indptr: make([]int, r.n+1),
 		Indices: make([]int32, 0, nnz), Values: make([]float32, 0, nnz)}
 	for u := 0; u < r.n; u++ {
-		off := u * r.kk
-		vals := r.vals[off : off+r.count[u]]
 		var sum float64
-		for _, v := range vals {
+		for _, v := range r.vals[u] {
 			sum += v
 		}
 		if sum <= 0 {
 			sum = 1
 		}
-		out.Indices = append(out.Indices, r.cols[off:off+r.count[u]]...)
-		for _, v := range vals {
+		out.Indices = append(out.Indices, r.cols[u]...)
+		for _, v := range r.vals[u] {
 			out.Values = append(out.Values, float32(v/sum))
 		}
 		out.Indptr[u+1] = len(out.Indices)

@@ -56,10 +56,12 @@ func ApproxGDC(a *tensor.CSR, alpha float64, k int, eps float64) (*tensor.CSR, e
 		}
 	}
 	forEachWorker(n, func(next func() (int, bool)) {
-		w := &pushWorker{p: make([]float64, n), r: make([]float64, n),
-			seen: make([]bool, n), queued: make([]bool, n)}
+		w := &pushWorker{p: make([]float64, n), node: make([]pushNode, n)}
+		for v := range w.node {
+			w.node[v].thr = thresh[v]
+		}
 		for u, ok := next(); ok; u, ok = next() {
-			w.push(g, u, alpha, thresh, scale)
+			w.push(g, u, alpha, scale)
 			w.row = w.row[:0]
 			for _, v := range w.touched {
 				if w.p[v] > 0 {
@@ -72,44 +74,54 @@ func ApproxGDC(a *tensor.CSR, alpha float64, k int, eps float64) (*tensor.CSR, e
 	return res.csr(), nil
 }
 
-// pushWorker is one goroutine's reusable push state: estimate p and
-// residual r as dense vectors that are reset only where touched.
+// pushWorker is one goroutine's reusable push state: the estimate p and
+// the per-node residual state as dense arrays that are reset only where
+// touched.
 type pushWorker struct {
-	p, r         []float64
-	seen, queued []bool
-	touched      []int32
-	queue        []int32
-	row          []candidate
-	sel          topKSelector
+	p       []float64
+	node    []pushNode
+	touched []int32
+	queue   []int32
+	row     []candidate
+	sel     topKSelector
+}
+
+// pushNode keeps what the inner loop touches per neighbour on one cache
+// line: the residual, its push threshold eps·d̃, and two flags.
+type pushNode struct {
+	r, thr       float64
+	seen, queued bool
 }
 
 // push runs forward push from source u with a FIFO queue: pop v, move
 // α·r_v into p_v and spread (1−α)·r_v along Â's row v (its self loop
 // included), enqueue neighbours whose residual reached eps·d̃.
-func (w *pushWorker) push(g *diffusionGraph, u int, alpha float64, thresh, scale []float64) {
+func (w *pushWorker) push(g *diffusionGraph, u int, alpha float64, scale []float64) {
 	for _, v := range w.touched {
-		w.p[v], w.r[v], w.seen[v] = 0, 0, false
+		w.p[v] = 0
+		nd := &w.node[v]
+		nd.r, nd.seen, nd.queued = 0, false, false
 	}
 	w.touched = append(w.touched[:0], int32(u))
-	w.seen[u] = true
-	w.r[u] = 1
+	w.node[u].seen, w.node[u].queued, w.node[u].r = true, true, 1
 	w.queue = append(w.queue[:0], int32(u))
-	w.queued[u] = true
 	for head := 0; head < len(w.queue); head++ {
 		v := w.queue[head]
-		w.queued[v] = false
-		rv := w.r[v]
-		w.r[v] = 0
+		nv := &w.node[v]
+		nv.queued = false
+		rv := nv.r
+		nv.r = 0
 		w.p[v] += alpha * rv
 		for e := g.indptr[v]; e < g.indptr[v+1]; e++ {
 			x := g.indices[e]
-			if !w.seen[x] {
-				w.seen[x] = true
+			nd := &w.node[x]
+			if !nd.seen {
+				nd.seen = true
 				w.touched = append(w.touched, x)
 			}
-			w.r[x] += rv * scale[e]
-			if !w.queued[x] && w.r[x] >= thresh[x] {
-				w.queued[x] = true
+			nd.r += rv * scale[e]
+			if !nd.queued && nd.r >= nd.thr {
+				nd.queued = true
 				w.queue = append(w.queue, x)
 			}
 		}

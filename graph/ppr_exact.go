@@ -255,7 +255,7 @@ func (g *diffusionGraph) exactRowsDense(alpha float64, res *rowResults) error {
 		}
 	})
 	for u := 0; u < n; u++ {
-		for _, v := range res.vals[u*res.kk : u*res.kk+res.count[u]] {
+		for _, v := range res.vals[u] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("gdc: non-finite diffusion value in row %d", u)
 			}

@@ -124,9 +124,8 @@ func TestPPRAnchors(t *testing.T) {
 			t.Fatal(err)
 		}
 		for u := 0; u < n; u++ {
-			for e := 0; e < res.count[u]; e++ {
-				c := res.cols[u*n+e]
-				if got, want := res.vals[u*n+e], an.Dense[u][c]; !closeRel(got, want, 1e-10) {
+			for e, c := range res.cols[u] {
+				if got, want := res.vals[u][e], an.Dense[u][c]; !closeRel(got, want, 1e-10) {
 					t.Errorf("%s: S[%d,%d] = %.15g, want %.15g", path, u, c, got, want)
 				}
 			}
@@ -178,11 +177,13 @@ func TestExactPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	var maxErr float64
-	for i := range cg.vals {
-		if cg.cols[i] != dense.cols[i] {
-			t.Fatalf("entry %d: column %d (cg) vs %d (dense)", i, cg.cols[i], dense.cols[i])
+	for u := range cg.vals {
+		if !slices.Equal(cg.cols[u], dense.cols[u]) {
+			t.Fatalf("row %d: columns differ between cg and dense", u)
 		}
-		maxErr = max(maxErr, math.Abs(cg.vals[i]-dense.vals[i]))
+		for i := range cg.vals[u] {
+			maxErr = max(maxErr, math.Abs(cg.vals[u][i]-dense.vals[u][i]))
+		}
 	}
 	if maxErr > 1e-11 {
 		t.Errorf("max |S_cg − S_dense| = %g", maxErr)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -204,60 +203,5 @@ func TestSVDErrors(t *testing.T) {
 		if err := tc.run(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
-	}
-}
-
-// TestTruncatedSVDCoraSized compares block Lanczos with gonum's dense
-// EigenSym (values only) on a cora_ml-sized graph: the real one when the
-// dataset loader is available (see graphdata_test.go), else a random graph
-// of the same size. Slow (dense O(n³)); skipped with -short.
-func TestTruncatedSVDCoraSized(t *testing.T) {
-	if testing.Short() {
-		t.Skip("dense 2810² eigendecomposition; skipped with -short")
-	}
-	a := coraOrRandom(t)
-	t0 := time.Now()
-	lr, err := TruncatedSVD(a, 50)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl := time.Since(t0)
-	n := a.Rows
-	s := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
-			if j := int(a.Indices[k]); j >= i {
-				s.SetSym(i, j, float64(a.Values[k]))
-			}
-		}
-	}
-	t0 = time.Now()
-	var es mat.EigenSym
-	if !es.Factorize(s, false) {
-		t.Fatal("EigenSym failed")
-	}
-	td := time.Since(t0)
-	vals := es.Values(nil)
-	sv := make([]float64, n)
-	for i, v := range vals {
-		sv[i] = math.Abs(v)
-	}
-	slices.SortFunc(sv, func(x, y float64) int {
-		if x > y {
-			return -1
-		}
-		if x < y {
-			return 1
-		}
-		return 0
-	})
-	var maxRel float64
-	for i, g := range lr.SingularValues() {
-		maxRel = max(maxRel, math.Abs(g-sv[i])/sv[i])
-	}
-	t.Logf("n=%d: lanczos %v, dense EigenSym(values) %v, max rel σ error %.2g, σ_1=%.6g σ_50=%.6g σ_51=%.6g",
-		n, tl, td, maxRel, sv[0], sv[49], sv[50])
-	if maxRel > 1e-6 {
-		t.Errorf("max relative singular value error %g > 1e-6", maxRel)
 	}
 }

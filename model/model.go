@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -52,6 +53,9 @@ type Options struct {
 	Normalization string  // "" or "alt" (SM† variant)
 	PPREps        float64 // GDC: 0 = exact PPR, > 0 = push approximation with this error
 	Seed          uint64  // initialisation seed
+	// Cache, if set, memoises preprocessing (GDC) across models and calls
+	// with the same graph; perturbed graphs are computed afresh.
+	Cache *graph.PrepCache `json:"-"`
 }
 
 func (o Options) withDefaults() Options {

@@ -7,14 +7,22 @@ import (
 
 // gdcPrep is the GDC preprocessing: top-k personalised PageRank with rows
 // normalised to 1 (gcn_norm follows in the layers, as in the reference).
-type gdcPrep struct{ cfg graph.GDCConfig }
-
-func newGDCPrep(o Options) gdcPrep {
-	return gdcPrep{cfg: graph.GDCConfig{Alpha: o.Alpha, K: o.K, Eps: o.PPREps}}
+type gdcPrep struct {
+	cfg   graph.GDCConfig
+	cache *graph.PrepCache
 }
 
-func (p gdcPrep) Apply(adj, _ *tensor.CSR) (*tensor.CSR, error) { return graph.GDC(adj, p.cfg) }
-func (p gdcPrep) Normalize() bool                               { return true }
+func newGDCPrep(o Options) gdcPrep {
+	return gdcPrep{cfg: graph.GDCConfig{Alpha: o.Alpha, K: o.K, Eps: o.PPREps}, cache: o.Cache}
+}
+
+func (p gdcPrep) Apply(adj, _ *tensor.CSR) (*tensor.CSR, error) {
+	if p.cache != nil {
+		return p.cache.GDC(adj, p.cfg)
+	}
+	return graph.GDC(adj, p.cfg)
+}
+func (p gdcPrep) Normalize() bool { return true }
 
 // svdPrep is SVD GCN's preprocessing: the rank-50 truncated SVD of the
 // adjacency, normalised by svd_norm_adj; the layers do not normalise again.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/internal/fixture"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
@@ -66,6 +67,7 @@ func TestReferenceAccuracy(t *testing.T) {
 	}
 	x := autograd.NewSparse(g.Features)
 	reg := model.Default(testAggregators)
+	cache := graph.NewPrepCache(64) // GDC of each graph is shared by GDC and the three SM GDC models
 	graphs := map[string]*tensor.CSR{"": g.Adj}
 	graphOf := func(e expectation) *tensor.CSR {
 		key := fmt.Sprintf("cora_ml_%s_s%d_eps%g.npz", e.Attack, e.Seed, e.Epsilon)
@@ -93,7 +95,9 @@ func TestReferenceAccuracy(t *testing.T) {
 			continue
 		}
 		for _, seed := range []int{0, 1, 5} {
-			m, err := reg.New(rm.name, g.Features.Cols, g.NumClasses, rm.opts)
+			o := rm.opts
+			o.Cache = cache
+			m, err := reg.New(rm.name, g.Features.Cols, g.NumClasses, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,4 +136,3 @@ func TestReferenceAccuracy(t *testing.T) {
 		t.Errorf("checked %d cells, the reference has %d", checked, len(all))
 	}
 }
-
