@@ -141,8 +141,9 @@ func pickTop(vals []float64, rank, n int, vec func(i, t int) float64) *LowRank {
 
 // blockLanczos computes the rank eigenpairs of largest magnitude of the
 // symmetric sparse a: thick-restart block Lanczos with block size b. The
-// basis is fully reorthogonalised (classical Gram–Schmidt applied twice, as
-// matrix products), so the projected matrix H = QᵀAQ is accurate and
+// basis is fully reorthogonalised (block classical Gram–Schmidt as matrix
+// products: a local pass, a full pass, and a second full pass when the DGKS
+// criterion asks for it), so the projected matrix H = QᵀAQ is accurate and
 // repeated eigenvalues (up to multiplicity b) are found. When the basis
 // reaches mMax vectors it is compressed to the keep Ritz vectors of largest
 // |θ| plus the last residual block (A Y = Y Θ + Q_next S keeps the Lanczos
@@ -255,8 +256,7 @@ func lanczosSizes(rank, b int) (keep, mMax int) {
 type ritz struct {
 	vals  []float64
 	vecs  []float64 // k×k row-major (column t is eigenvector t)
-	ncols int
-	order []int // eigenpair indices by |θ| descending
+	order []int     // eigenpair indices by |θ| descending
 }
 
 // ritzPairs diagonalises H[0:k,0:k] (given by its upper triangle) and checks
@@ -275,7 +275,7 @@ func ritzPairs(h []float64, ld, k, b int, rb []float64, rank int) (ritz, bool) {
 	vals := es.Values(nil)
 	var v mat.Dense
 	es.VectorsTo(&v)
-	rz := ritz{vals: vals, vecs: make([]float64, k*k), ncols: k, order: make([]int, k)}
+	rz := ritz{vals: vals, vecs: make([]float64, k*k), order: make([]int, k)}
 	for i := 0; i < k; i++ {
 		for j := 0; j < k; j++ {
 			rz.vecs[i*k+j] = v.At(i, j)

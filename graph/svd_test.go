@@ -205,3 +205,27 @@ func TestSVDErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedSVDLowRankGraph: a star has only two nonzero eigenvalues;
+// the remaining kept pairs come from the null space (Krylov breakdown must
+// be handled by deflation).
+func TestTruncatedSVDLowRankGraph(t *testing.T) {
+	var edges [][2]int
+	for v := 1; v < 300; v++ {
+		edges = append(edges, [2]int{0, v})
+	}
+	a := undirected(t, 300, edges)
+	lr, err := TruncatedSVD(a, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{math.Sqrt(299), math.Sqrt(299), 0, 0, 0}
+	for i, s := range lr.SingularValues() {
+		if math.Abs(s-want[i]) > 1e-8 {
+			t.Fatalf("σ = %v, want %v", lr.SingularValues(), want)
+		}
+	}
+	if _, err := SVDNormAdj(lr); err != nil {
+		t.Fatal(err)
+	}
+}

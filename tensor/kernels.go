@@ -183,3 +183,25 @@ func Axpy(y, x []float32, alpha float32) { axpy(y, x, alpha) }
 
 // Dot returns Σ x_i y_i.
 func Dot(x, y []float32) float32 { return dot(x, y) }
+
+// sqDistGeneric returns Σ (x_i − y_i)² with four partial sums.
+func sqDistGeneric(x, y []float32) float32 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		d0, d1, d2, d3 := x[i]-y[i], x[i+1]-y[i+1], x[i+2]-y[i+2], x[i+3]-y[i+3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	for ; i < len(x); i++ {
+		d := x[i] - y[i]
+		s0 += d * d
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// SqDist returns the squared Euclidean distance Σ (x_i − y_i)².
+func SqDist(x, y []float32) float32 { return sqDist(x, y) }

@@ -16,3 +16,5 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool { return 
 
 // adamVec has no vector path in the portable build.
 func adamVec(w, g, m, v []float32, c AdamCoeffs) int { return 0 }
+
+func sqDist(x, y []float32) float32 { return sqDistGeneric(x, y) }

@@ -130,3 +130,26 @@ func adamVec(w, g, m, v []float32, c AdamCoeffs) int {
 	}
 	return n
 }
+
+// sqDist returns Σ (x_i − y_i)² with 8-wide fused multiply-adds.
+func sqDist(x, y []float32) float32 {
+	if !useAVX2 || len(x) < 16 {
+		return sqDistGeneric(x, y)
+	}
+	y = y[:len(x)]
+	var s0, s1 archsimd.Float32x8
+	i := 0
+	for ; i+16 <= len(x); i += 16 {
+		d0 := archsimd.LoadFloat32x8Slice(x[i:]).Sub(archsimd.LoadFloat32x8Slice(y[i:]))
+		d1 := archsimd.LoadFloat32x8Slice(x[i+8:]).Sub(archsimd.LoadFloat32x8Slice(y[i+8:]))
+		s0 = d0.MulAdd(d0, s0)
+		s1 = d1.MulAdd(d1, s1)
+	}
+	var buf [8]float32
+	s0.Add(s1).StoreSlice(buf[:])
+	s := ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
+	if i < len(x) {
+		s += sqDistGeneric(x[i:], y[i:])
+	}
+	return s
+}

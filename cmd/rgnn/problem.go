@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rgnn/rgnn/aggregate"
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
@@ -44,7 +45,7 @@ func modelRegistry() *model.Registry {
 
 // aggregateFactory adapts package aggregate to the model registry.
 func aggregateFactory(name string, o model.Options) (autograd.Aggregator, error) {
-	return nil, fmt.Errorf("aggregation %q is not available yet", name)
+	return aggregate.ForModel(name, o.K, o.Temperature, o.Normalization)
 }
 
 // loadProblem loads --dataset and its split (--split-seed, default seed).

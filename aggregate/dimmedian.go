@@ -1,0 +1,124 @@
+package aggregate
+
+import (
+	"slices"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// DimMedian is the weighted dimension-wise median (reference
+// weighted_dimwise_median): for row v and dimension c, the neighbours sorted
+// by x_{·,c} (ties: column ascending), the first whose cumulative weight
+// reaches half the row's total weight; out_vc = (Σ_j A_vj) · x_{sel,c}. The
+// selected indices are constants of the backward pass.
+type DimMedian struct {
+	st struct {
+		a      *tensor.CSR
+		x, out *tensor.Dense
+		rowSum []float64
+		pick   []int32 // per (row, dim): entry position of the median (−1: empty)
+		g      edgeGrads
+	}
+}
+
+// Name implements Aggregator.
+func (m *DimMedian) Name() string { return "dimmedian" }
+
+// medianPicks fills pick (d entries) with the weighted median entry of row r
+// per dimension.
+func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []int32, order []int) []int {
+	lo, hi := a.Indptr[r], a.Indptr[r+1]
+	for c := range pick {
+		pick[c] = -1
+	}
+	if hi == lo {
+		return order
+	}
+	for c := range pick {
+		order = order[:0]
+		for p := lo; p < hi; p++ {
+			order = append(order, p)
+		}
+		slices.SortStableFunc(order, func(p, q int) int {
+			xp, xq := x.At(int(a.Indices[p]), c), x.At(int(a.Indices[q]), c)
+			if xp < xq {
+				return -1
+			}
+			if xp > xq {
+				return 1
+			}
+			return 0
+		})
+		var cum float64
+		chosen := order[len(order)-1]
+		for _, p := range order {
+			cum += float64(a.Values[p])
+			if cum >= total/2 {
+				chosen = p
+				break
+			}
+		}
+		pick[c] = int32(chosen)
+	}
+	return order
+}
+
+// Forward implements Aggregator.
+func (m *DimMedian) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
+	checkShapes("DimMedian", a, x, out)
+	st := &m.st
+	st.a, st.x, st.out = a, x, out
+	st.rowSum = rowSums(a, st.rowSum)
+	d := x.Cols
+	st.pick = grow(st.pick, a.Rows*d)
+	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
+		var order []int
+		for r := lo; r < hi; r++ {
+			pick := st.pick[r*d : (r+1)*d]
+			order = medianPicks(a, x, r, st.rowSum[r], pick, order)
+			o := out.Row(r)
+			for c, p := range pick {
+				if p < 0 {
+					o[c] = 0
+				} else {
+					o[c] = float32(st.rowSum[r]) * x.At(int(a.Indices[p]), c)
+				}
+			}
+		}
+	})
+	return st
+}
+
+// Backward implements Aggregator.
+func (m *DimMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float32) {
+	st := &m.st
+	a, x := st.a, st.x
+	d := x.Cols
+	if gradX != nil {
+		st.g.reset(a, d)
+	}
+	tensor.Parallel(a.Rows, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			g := gradOut.Row(r)
+			pick := st.pick[r*d : (r+1)*d]
+			if gradVals != nil && st.rowSum[r] != 0 {
+				gy := float32(float64(tensor.Dot(g, st.out.Row(r))) / st.rowSum[r])
+				for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
+					gradVals[k] += gy
+				}
+			}
+			if gradX == nil {
+				continue
+			}
+			s := float32(st.rowSum[r])
+			for c, p := range pick {
+				if p >= 0 {
+					st.g.row(int(p), d)[c] += s * g[c]
+				}
+			}
+		}
+	})
+	if gradX != nil {
+		st.g.reduce(gradX)
+	}
+}

@@ -1,0 +1,22 @@
+// Package aggregate holds the robust aggregations of message passing — the
+// Soft Medoid of Geisler, Zügner and Günnemann (NeurIPS 2020) and the
+// estimators it is compared with — as fused forward/backward kernels.
+//
+// Every aggregation works on the rows of a weighted sparse matrix A (n×n,
+// already GCN-normalised): row v aggregates the embeddings x_j of the
+// nonzeros A_vj, and every output is multiplied by the full row sum
+// Σ_j A_vj, so that the weighted sum (GCN) is the special case (REFERENCE_NOTES
+// §4). Each has an analytic backward that ACCUMULATES gradients with respect
+// to x and to A's values; discrete choices (top-k neighbours, medoid and
+// median indices) are constants, like the argmax of max-pooling.
+//
+// Determinism: forward passes are parallel over rows; gradients that land on
+// other rows (a neighbour's embedding) are first written per edge and then
+// reduced per column in a fixed order, so results are bitwise identical for
+// any GOMAXPROCS. Ties in the top-k selection break by weight descending,
+// then column ascending.
+//
+// Distances are exact Euclidean norms of differences (the reference's sparse
+// path); the reference's dense CPU path adds 100·eps inside the square root,
+// which changes results only in the last digits.
+package aggregate

@@ -1,0 +1,128 @@
+package aggregate
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// randGraph returns an n×n weighted sparse matrix with self loops and about
+// deg random neighbours per row, with distinct positive weights.
+func randGraph(rng *rand.Rand, n, deg int) *tensor.CSR {
+	var es []tensor.Entry
+	for i := 0; i < n; i++ {
+		es = append(es, tensor.Entry{Row: int32(i), Col: int32(i), Val: float32(0.5 + rng.Float64())})
+		for j := 0; j < deg; j++ {
+			es = append(es, tensor.Entry{Row: int32(i), Col: int32(rng.IntN(n)), Val: float32(0.1 + rng.Float64())})
+		}
+	}
+	a, _ := tensor.FromCOO(n, n, es)
+	return a
+}
+
+func randX(rng *rand.Rand, n, d int) *tensor.Dense {
+	x := tensor.NewDense(n, d)
+	for i := range x.Data {
+		x.Data[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+// objective returns Σ out ⊙ w in float64.
+func objective(agg Aggregator, a *tensor.CSR, x, w *tensor.Dense) float64 {
+	out := tensor.NewDense(a.Rows, x.Cols)
+	agg.Forward(a, x, out)
+	var s float64
+	for i, v := range out.Data {
+		s += float64(v) * float64(w.Data[i])
+	}
+	return s
+}
+
+// TestGradients compares the analytic gradients with respect to x and to the
+// edge values with central finite differences, for every aggregation.
+func TestGradients(t *testing.T) {
+	cases := []struct {
+		name string
+		o    Options
+	}{
+		{"sum", Options{}},
+		{"soft_k_medoid", Options{K: 3, Temperature: 0.7}},
+		{"soft_k_medoid", Options{K: 64, Temperature: 2}},
+		{"soft_k_medoid", Options{K: 4, Temperature: 1, Normalization: "alt"}},
+		{"k_medoid", Options{K: 3}},
+		{"dimmedian", Options{}},
+		{"soft_median", Options{Temperature: 0.5}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, 5))
+			a := randGraph(rng, 9, 4)
+			x := randX(rng, 9, 5)
+			w := randX(rng, 9, 5)
+			agg, err := New(c.name, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := tensor.NewDense(a.Rows, x.Cols)
+			st := agg.Forward(a, x, out)
+			gx := tensor.NewDense(x.Rows, x.Cols)
+			gv := make([]float32, a.Nnz())
+			agg.Backward(st, w, gx, gv)
+			const h = 1e-3
+			check := func(what string, k int, p *float32, ana float32) {
+				old := *p
+				*p = old + h
+				up := objective(agg, a, x, w)
+				*p = old - h
+				down := objective(agg, a, x, w)
+				*p = old
+				num := (up - down) / (2 * h)
+				if math.Abs(num-float64(ana)) > 3e-2*math.Max(1, math.Abs(num)) {
+					t.Errorf("%v: ∂/∂%s[%d]: analytic %.6g, numeric %.6g", c.o, what, k, ana, num)
+				}
+			}
+			for k := range x.Data {
+				check("x", k, &x.Data[k], gx.Data[k])
+			}
+			for k := range a.Values {
+				check("A", k, &a.Values[k], gv[k])
+			}
+		})
+	}
+}
+
+// TestDeterministic checks bitwise equality of forward and backward with
+// one and two goroutines.
+func TestDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	a := randGraph(rng, 400, 30)
+	x := randX(rng, 400, 16)
+	w := randX(rng, 400, 16)
+	for _, name := range Names() {
+		run := func() ([]float32, []float32, []float32) {
+			agg, _ := New(name, Options{K: 16, Temperature: 0.5})
+			out := tensor.NewDense(a.Rows, x.Cols)
+			st := agg.Forward(a, x, out)
+			gx := tensor.NewDense(x.Rows, x.Cols)
+			gv := make([]float32, a.Nnz())
+			agg.Backward(st, w, gx, gv)
+			return out.Data, gx.Data, gv
+		}
+		prev := runtime.GOMAXPROCS(1)
+		o1, x1, v1 := run()
+		runtime.GOMAXPROCS(2)
+		o2, x2, v2 := run()
+		runtime.GOMAXPROCS(prev)
+		for _, pair := range [][2][]float32{{o1, o2}, {x1, x2}, {v1, v2}} {
+			for i := range pair[0] {
+				if math.Float32bits(pair[0][i]) != math.Float32bits(pair[1][i]) {
+					t.Fatalf("%s: results differ between GOMAXPROCS 1 and 2 at %d", name, i)
+				}
+			}
+		}
+	}
+}

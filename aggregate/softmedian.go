@@ -1,0 +1,171 @@
+package aggregate
+
+import (
+	"math"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// SoftMedian is the Soft Median of Geisler et al. (NeurIPS 2021,
+// REFERENCE_NOTES 4.3): with x̄_v the weighted dimension-wise median of the
+// neighbours (its indices are constants of the backward pass; its values are
+// gathered from x, so gradients flow through them),
+//
+//	dist_vj = ‖x̄_v − x_j‖ / √d,   s = softmax_j(−dist / T) over row v,
+//	out_v   = (Σ_j A_vj) · Σ_j [s_j A_vj / Σ_j' s_j' A_vj'] x_j.
+type SoftMedian struct {
+	t  float64
+	st struct {
+		a      *tensor.CSR
+		x, out *tensor.Dense
+		rowSum []float64
+		med    []float32 // x̄ per row (n × d)
+		soft   []float64 // s per entry
+		dist   []float64 // dist per entry (unscaled by √d)
+		norm   []float64 // Σ s A per row
+		pick   []int32
+		g      edgeGrads
+	}
+}
+
+// Name implements Aggregator.
+func (m *SoftMedian) Name() string { return "soft_median" }
+
+// Forward implements Aggregator.
+func (m *SoftMedian) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
+	checkShapes("SoftMedian", a, x, out)
+	st := &m.st
+	st.a, st.x, st.out = a, x, out
+	st.rowSum = rowSums(a, st.rowSum)
+	d := x.Cols
+	st.med = grow(st.med, a.Rows*d)
+	st.pick = grow(st.pick, a.Rows*d)
+	st.soft = grow(st.soft, a.Nnz())
+	st.dist = grow(st.dist, a.Nnz())
+	st.norm = grow(st.norm, a.Rows)
+	sqrtD := math.Sqrt(float64(d))
+	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
+		var order []int
+		var z []float64
+		for r := lo; r < hi; r++ {
+			o := out.Row(r)
+			clear(o)
+			pick := st.pick[r*d : (r+1)*d]
+			order = medianPicks(a, x, r, st.rowSum[r], pick, order)
+			k0, k1 := a.Indptr[r], a.Indptr[r+1]
+			if k0 == k1 {
+				st.norm[r] = 0
+				continue
+			}
+			med := st.med[r*d : (r+1)*d]
+			for c, p := range pick {
+				med[c] = x.At(int(a.Indices[p]), c)
+			}
+			z = grow(z, k1-k0)
+			for k := k0; k < k1; k++ {
+				dd := math.Sqrt(float64(tensor.SqDist(med, x.Row(int(a.Indices[k])))))
+				st.dist[k] = dd
+				z[k-k0] = -dd / sqrtD / m.t
+			}
+			s := st.soft[k0:k1]
+			softmax64(s, z)
+			var norm float64
+			for k := k0; k < k1; k++ {
+				norm += s[k-k0] * float64(a.Values[k])
+			}
+			st.norm[r] = norm
+			if norm == 0 {
+				continue
+			}
+			for k := k0; k < k1; k++ {
+				wt := s[k-k0] * float64(a.Values[k]) / norm * st.rowSum[r]
+				tensor.Axpy(o, x.Row(int(a.Indices[k])), float32(wt))
+			}
+		}
+	})
+	return st
+}
+
+// Backward implements Aggregator.
+func (m *SoftMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float32) {
+	st := &m.st
+	a, x := st.a, st.x
+	d := x.Cols
+	sqrtD := math.Sqrt(float64(d))
+	if gradX != nil {
+		st.g.reset(a, d)
+	}
+	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
+		var e []float64
+		gy := make([]float32, d)
+		gmed := make([]float32, d)
+		for r := lo; r < hi; r++ {
+			k0, k1 := a.Indptr[r], a.Indptr[r+1]
+			scale, norm := st.rowSum[r], st.norm[r]
+			if k0 == k1 || norm == 0 {
+				continue
+			}
+			g := gradOut.Row(r)
+			if gradVals != nil && scale != 0 {
+				gyv := float64(tensor.Dot(g, st.out.Row(r))) / scale
+				for k := k0; k < k1; k++ {
+					gradVals[k] += float32(gyv)
+				}
+			}
+			for i := range gy {
+				gy[i] = float32(float64(g[i]) * scale)
+			}
+			s := st.soft[k0:k1]
+			e = grow(e, k1-k0)
+			var ebar float64 // Σ ŝ e with ŝ = s A / norm
+			for k := k0; k < k1; k++ {
+				e[k-k0] = float64(tensor.Dot(gy, x.Row(int(a.Indices[k]))))
+				ebar += s[k-k0] * float64(a.Values[k]) / norm * e[k-k0]
+			}
+			// ∂L/∂s_j = A_j/norm (e_j − ē); ∂L/∂A_j (direct) = s_j/norm (e_j − ē).
+			var sg float64
+			gs := make([]float64, k1-k0)
+			for k := k0; k < k1; k++ {
+				i := k - k0
+				gs[i] = float64(a.Values[k]) / norm * (e[i] - ebar)
+				sg += s[i] * gs[i]
+				if gradVals != nil {
+					gradVals[k] += float32(s[i] / norm * (e[i] - ebar))
+				}
+			}
+			if gradX == nil {
+				continue
+			}
+			med := st.med[r*d : (r+1)*d]
+			clear(gmed)
+			for k := k0; k < k1; k++ {
+				i := k - k0
+				xr := x.Row(int(a.Indices[k]))
+				gk := st.g.row(k, d)
+				// Direct term of the weighted mean.
+				tensor.Axpy(gk, gy, float32(s[i]*float64(a.Values[k])/norm))
+				// Through the softmax: z = −dist/(√d T), ∂dist/∂x_j = (x_j − x̄)/dist.
+				gz := s[i] * (gs[i] - sg)
+				if st.dist[k] == 0 || gz == 0 {
+					continue
+				}
+				coef := float32(-gz / (sqrtD * m.t) / st.dist[k])
+				for t := range gk {
+					diff := coef * (xr[t] - med[t])
+					gk[t] += diff
+					gmed[t] -= diff
+				}
+			}
+			// x̄ is gathered from x (the median index is constant), so its
+			// gradient flows to the picked entries.
+			for c, p := range st.pick[r*d : (r+1)*d] {
+				if p >= 0 {
+					st.g.row(int(p), d)[c] += gmed[c]
+				}
+			}
+		}
+	})
+	if gradX != nil {
+		st.g.reduce(gradX)
+	}
+}

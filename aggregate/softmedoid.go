@@ -1,0 +1,293 @@
+package aggregate
+
+import (
+	"math"
+	"slices"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// SoftKMedoid is the weighted Soft Medoid over the top-k neighbourhood
+// (Eq. 6-7 of the paper; reference soft_weighted_medoid_k_neighborhood). For
+// row v with top-k entries (w_a, j_a) by weight (ties: column ascending):
+//
+//	c_a = Σ_b w_b ‖x_{j_a} − x_{j_b}‖          (weighted distance criterion)
+//	s   = softmax(−c / T)
+//	ŝ_a = s_a w_a / Σ_b s_b w_b                 (weight correction; SM† and
+//	                                             NoWeightCorrection use ŝ = s)
+//	out_v = (Σ_j A_vj) · Σ_a ŝ_a x_{j_a}
+//
+// As T → ∞ it becomes the weighted mean (GCN); as T → 0 the weighted Medoid.
+// Rows with fewer than k entries use all of them; empty rows give 0.
+type SoftKMedoid struct {
+	opts Options
+	st   softState
+}
+
+type softState struct {
+	a       *tensor.CSR
+	x       *tensor.Dense
+	out     *tensor.Dense
+	rowSum  []float64
+	selPtr  []int     // per row: start of its selected entries in sel
+	sel     []int     // selected entry positions (into a's entries)
+	shat    []float64 // ŝ per selected entry
+	soft    []float64 // s per selected entry
+	norm    []float64 // Σ_b s_b w_b per row
+	grads   edgeGrads
+	scratch [][]float32
+}
+
+// Name implements Aggregator.
+func (m *SoftKMedoid) Name() string { return "soft_k_medoid" }
+
+func (m *SoftKMedoid) correct() bool { return !m.opts.NoWeightCorrection && m.opts.Normalization != "alt" }
+
+// selectTopK appends to sel the positions of row r's top-k entries by value
+// (descending, then column ascending).
+func selectTopK(a *tensor.CSR, r, k int, sel []int) []int {
+	lo, hi := a.Indptr[r], a.Indptr[r+1]
+	start := len(sel)
+	for p := lo; p < hi; p++ {
+		sel = append(sel, p)
+	}
+	if hi-lo > k {
+		s := sel[start:]
+		slices.SortFunc(s, func(p, q int) int {
+			if a.Values[p] != a.Values[q] {
+				if a.Values[p] > a.Values[q] {
+					return -1
+				}
+				return 1
+			}
+			return int(a.Indices[p]) - int(a.Indices[q])
+		})
+		sel = sel[:start+k]
+		slices.Sort(sel[start:]) // back to column order for locality
+	}
+	return sel
+}
+
+// Forward implements Aggregator.
+func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
+	checkShapes("SoftKMedoid", a, x, out)
+	st := &m.st
+	st.a, st.x, st.out = a, x, out
+	st.rowSum = rowSums(a, st.rowSum)
+	st.selPtr = grow(st.selPtr, a.Rows+1)
+	st.sel = st.sel[:0]
+	k := m.opts.K
+	for r := 0; r < a.Rows; r++ {
+		st.selPtr[r] = len(st.sel)
+		st.sel = selectTopK(a, r, k, st.sel)
+	}
+	st.selPtr[a.Rows] = len(st.sel)
+	st.shat = grow(st.shat, len(st.sel))
+	st.soft = grow(st.soft, len(st.sel))
+	st.norm = grow(st.norm, a.Rows)
+	d := x.Cols
+	invT := 1 / m.opts.Temperature
+	corr := m.correct()
+	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
+		var dist []float32
+		var crit []float64
+		for r := lo; r < hi; r++ {
+			o := out.Row(r)
+			clear(o)
+			p0, p1 := st.selPtr[r], st.selPtr[r+1]
+			sel := st.sel[p0:p1]
+			nk := len(sel)
+			if nk == 0 {
+				st.norm[r] = 0
+				continue
+			}
+			dist = grow(dist, nk*nk)
+			crit = grow(crit, nk)
+			pairDistances(dist, sel, a, x)
+			for i := 0; i < nk; i++ {
+				var c float64
+				row := dist[i*nk : (i+1)*nk]
+				for j, pj := range sel {
+					c += float64(a.Values[pj]) * float64(row[j])
+				}
+				if math.IsNaN(c) || math.IsInf(c, 0) {
+					c = math.MaxFloat32
+				}
+				crit[i] = -c * invT
+			}
+			s := st.soft[p0:p1]
+			softmax64(s, crit)
+			sh := st.shat[p0:p1]
+			if corr {
+				var z float64
+				for i, pi := range sel {
+					z += s[i] * float64(a.Values[pi])
+				}
+				st.norm[r] = z
+				for i, pi := range sel {
+					if z > 0 {
+						sh[i] = s[i] * float64(a.Values[pi]) / z
+					} else {
+						sh[i] = 0
+					}
+				}
+			} else {
+				copy(sh, s)
+			}
+			scale := st.rowSum[r]
+			for i, pi := range sel {
+				tensor.Axpy(o, x.Row(int(a.Indices[pi])), float32(sh[i]*scale))
+			}
+		}
+		_ = d
+	})
+	return st
+}
+
+// pairDistances fills dist (len(sel)²) with ‖x_a − x_b‖ for the selected
+// entries (symmetric; diagonal 0).
+func pairDistances(dist []float32, sel []int, a *tensor.CSR, x *tensor.Dense) {
+	nk := len(sel)
+	for i := 0; i < nk; i++ {
+		dist[i*nk+i] = 0
+		xi := x.Row(int(a.Indices[sel[i]]))
+		for j := i + 1; j < nk; j++ {
+			v := float32(math.Sqrt(float64(tensor.SqDist(xi, x.Row(int(a.Indices[sel[j]]))))))
+			dist[i*nk+j] = v
+			dist[j*nk+i] = v
+		}
+	}
+}
+
+// softmax64 writes softmax(z) into s (log-sum-exp, float64).
+func softmax64(s, z []float64) {
+	m := math.Inf(-1)
+	for _, v := range z {
+		m = max(m, v)
+	}
+	var sum float64
+	for i, v := range z {
+		e := math.Exp(v - m)
+		s[i] = e
+		sum += e
+	}
+	for i := range s {
+		s[i] /= sum
+	}
+}
+
+// Backward implements Aggregator.
+func (m *SoftKMedoid) Backward(state any, gradOut, gradX *tensor.Dense, gradVals []float32) {
+	st := state.(*softState)
+	a, x := st.a, st.x
+	d := x.Cols
+	invT := 1 / m.opts.Temperature
+	corr := m.correct()
+	if gradX != nil {
+		st.grads.reset(a, d)
+	}
+	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
+		var dist []float32
+		var e, gs, gc []float64
+		gy := make([]float32, d)
+		for r := lo; r < hi; r++ {
+			p0, p1 := st.selPtr[r], st.selPtr[r+1]
+			sel := st.sel[p0:p1]
+			nk := len(sel)
+			g := gradOut.Row(r)
+			scale := st.rowSum[r]
+			// Through the row-sum scale: ∂L/∂A_vj += g · y for every entry.
+			if gradVals != nil && scale != 0 {
+				gyv := float64(tensor.Dot(g, st.out.Row(r))) / scale
+				for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
+					gradVals[k] += float32(gyv)
+				}
+			}
+			if nk == 0 {
+				continue
+			}
+			for i := range gy {
+				gy[i] = float32(float64(g[i]) * scale)
+			}
+			sh, s := st.shat[p0:p1], st.soft[p0:p1]
+			e = grow(e, nk)
+			gs = grow(gs, nk)
+			gc = grow(gc, nk)
+			var ebar float64
+			for i, pi := range sel {
+				e[i] = float64(tensor.Dot(gy, x.Row(int(a.Indices[pi]))))
+				ebar += sh[i] * e[i]
+				if gradX != nil {
+					tensor.Axpy(st.grads.row(pi, d), gy, float32(sh[i]))
+				}
+			}
+			// ∂L/∂s (through the weight correction) and ∂L/∂w directly.
+			if corr {
+				z := st.norm[r]
+				for i, pi := range sel {
+					w := float64(a.Values[pi])
+					if z > 0 {
+						gs[i] = w / z * (e[i] - ebar)
+						if gradVals != nil {
+							gradVals[pi] += float32(s[i] / z * (e[i] - ebar))
+						}
+					} else {
+						gs[i] = 0
+					}
+				}
+			} else {
+				copy(gs, e)
+			}
+			// Softmax: ∂L/∂z_a = s_a (gs_a − Σ s_b gs_b); z = −c/T.
+			var sg float64
+			for i := range gs {
+				sg += s[i] * gs[i]
+			}
+			for i := range gc {
+				gc[i] = -s[i] * (gs[i] - sg) * invT // ∂L/∂c_a
+			}
+			dist = grow(dist, nk*nk)
+			pairDistances(dist, sel, a, x)
+			// c_a = Σ_b w_b D_ab: ∂L/∂w_b += Σ_a gc_a D_ab.
+			if gradVals != nil {
+				for j, pj := range sel {
+					var acc float64
+					for i := 0; i < nk; i++ {
+						acc += gc[i] * float64(dist[i*nk+j])
+					}
+					gradVals[pj] += float32(acc)
+				}
+			}
+			// ∂L/∂D_ab = gc_a w_b + gc_b w_a (pair a<b), ∂D/∂x_a = (x_a − x_b)/D.
+			if gradX != nil {
+				for i := 0; i < nk; i++ {
+					pi := sel[i]
+					xi := x.Row(int(a.Indices[pi]))
+					wi := float64(a.Values[pi])
+					for j := i + 1; j < nk; j++ {
+						dab := dist[i*nk+j]
+						if dab == 0 {
+							continue
+						}
+						pj := sel[j]
+						coef := (gc[i]*float64(a.Values[pj]) + gc[j]*wi) / float64(dab)
+						if coef == 0 {
+							continue
+						}
+						xj := x.Row(int(a.Indices[pj]))
+						gi, gj := st.grads.row(pi, d), st.grads.row(pj, d)
+						cf := float32(coef)
+						for t := range gi {
+							diff := cf * (xi[t] - xj[t])
+							gi[t] += diff
+							gj[t] -= diff
+						}
+					}
+				}
+			}
+		}
+	})
+	if gradX != nil {
+		st.grads.reduce(gradX)
+	}
+}
