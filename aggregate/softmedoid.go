@@ -41,7 +41,9 @@ type softState struct {
 // Name implements Aggregator.
 func (m *SoftKMedoid) Name() string { return "soft_k_medoid" }
 
-func (m *SoftKMedoid) correct() bool { return !m.opts.NoWeightCorrection && m.opts.Normalization != "alt" }
+func (m *SoftKMedoid) correct() bool {
+	return !m.opts.NoWeightCorrection && m.opts.Normalization != "alt"
+}
 
 // selectTopK appends to sel the positions of row r's top-k entries by value
 // (descending, then column ascending).
