@@ -101,6 +101,7 @@ type edgeGrads struct {
 	buf    []float32
 	colPtr []int // CSC pointers over entries
 	colEnt []int // entry positions in column order (rows ascending)
+	fill   []int
 }
 
 func (e *edgeGrads) reset(a *tensor.CSR, d int) {
@@ -108,8 +109,7 @@ func (e *edgeGrads) reset(a *tensor.CSR, d int) {
 	if cap(e.buf) < need {
 		e.buf = make([]float32, need)
 	}
-	e.buf = e.buf[:need]
-	clear(e.buf)
+	e.buf = e.buf[:need] // rows clear their own slots (clearRow), in parallel
 	if cap(e.colPtr) < a.Cols+1 {
 		e.colPtr = make([]int, a.Cols+1)
 	}
@@ -125,17 +125,21 @@ func (e *edgeGrads) reset(a *tensor.CSR, d int) {
 	for i := 0; i < a.Cols; i++ {
 		e.colPtr[i+1] += e.colPtr[i]
 	}
-	next := e.colPtr[a.Cols] // reuse as a cursor without allocating
-	_ = next
-	fill := make([]int, a.Cols)
-	copy(fill, e.colPtr[:a.Cols])
+	e.fill = grow(e.fill, a.Cols)
+	copy(e.fill, e.colPtr[:a.Cols])
 	for r := 0; r < a.Rows; r++ {
 		for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
 			c := a.Indices[k]
-			e.colEnt[fill[c]] = k
-			fill[c]++
+			e.colEnt[e.fill[c]] = k
+			e.fill[c]++
 		}
 	}
+}
+
+// clearRow zeroes the gradient slots of row r's entries; every row's
+// backward calls it first, so the buffer needs no global clear.
+func (e *edgeGrads) clearRow(a *tensor.CSR, r, d int) {
+	clear(e.buf[a.Indptr[r]*d : a.Indptr[r+1]*d])
 }
 
 // row returns the gradient slot of entry k.

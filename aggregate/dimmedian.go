@@ -99,6 +99,9 @@ func (m *DimMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []flo
 	}
 	tensor.Parallel(a.Rows, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
+			if gradX != nil {
+				st.g.clearRow(a, r, d)
+			}
 			g := gradOut.Row(r)
 			pick := st.pick[r*d : (r+1)*d]
 			if gradVals != nil && st.rowSum[r] != 0 {

@@ -38,7 +38,7 @@ func (m *KMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 	st.arg = grow(st.arg, a.Rows)
 	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
 		var sel []int
-		var dist []float32
+		var ws workspace
 		for r := lo; r < hi; r++ {
 			sel = selectTopK(a, r, m.k, sel[:0])
 			o := out.Row(r)
@@ -48,8 +48,7 @@ func (m *KMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 				continue
 			}
 			nk := len(sel)
-			dist = grow(dist, nk*nk)
-			pairDistances(dist, sel, a, x)
+			dist := ws.distances(sel, a, x)
 			best, bestC := 0, math.Inf(1)
 			for i := 0; i < nk; i++ {
 				var c float64
@@ -77,6 +76,9 @@ func (m *KMedoid) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float
 	}
 	tensor.Parallel(a.Rows, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
+			if gradX != nil {
+				st.g.clearRow(a, r, d)
+			}
 			p := st.arg[r]
 			if p < 0 {
 				continue

@@ -100,6 +100,9 @@ func (m *SoftMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []fl
 		gy := make([]float32, d)
 		gmed := make([]float32, d)
 		for r := lo; r < hi; r++ {
+			if gradX != nil {
+				st.g.clearRow(a, r, d)
+			}
 			k0, k1 := a.Indptr[r], a.Indptr[r+1]
 			scale, norm := st.rowSum[r], st.norm[r]
 			if k0 == k1 || norm == 0 {

@@ -34,6 +34,8 @@ type softState struct {
 	shat    []float64 // ŝ per selected entry
 	soft    []float64 // s per selected entry
 	norm    []float64 // Σ_b s_b w_b per row
+	distPtr []int     // per row: start of its nk×nk distances in dist
+	dist    []float32 // pairwise distances of the selected entries, kept for Backward
 	grads   edgeGrads
 	scratch [][]float32
 }
@@ -87,11 +89,17 @@ func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 	st.shat = grow(st.shat, len(st.sel))
 	st.soft = grow(st.soft, len(st.sel))
 	st.norm = grow(st.norm, a.Rows)
-	d := x.Cols
+	st.distPtr = grow(st.distPtr, a.Rows+1)
+	st.distPtr[0] = 0
+	for r := 0; r < a.Rows; r++ {
+		nk := st.selPtr[r+1] - st.selPtr[r]
+		st.distPtr[r+1] = st.distPtr[r] + nk*nk
+	}
+	st.dist = grow(st.dist, st.distPtr[a.Rows])
 	invT := 1 / m.opts.Temperature
 	corr := m.correct()
 	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var dist []float32
+		var ws workspace
 		var crit []float64
 		for r := lo; r < hi; r++ {
 			o := out.Row(r)
@@ -103,15 +111,12 @@ func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 				st.norm[r] = 0
 				continue
 			}
-			dist = grow(dist, nk*nk)
 			crit = grow(crit, nk)
-			pairDistances(dist, sel, a, x)
+			dist := st.dist[st.distPtr[r]:st.distPtr[r+1]]
+			copy(dist, ws.distances(sel, a, x))
+			w := ws.weights(sel, a)
 			for i := 0; i < nk; i++ {
-				var c float64
-				row := dist[i*nk : (i+1)*nk]
-				for j, pj := range sel {
-					c += float64(a.Values[pj]) * float64(row[j])
-				}
+				c := float64(tensor.Dot(w, dist[i*nk:(i+1)*nk]))
 				if math.IsNaN(c) || math.IsInf(c, 0) {
 					c = math.MaxFloat32
 				}
@@ -141,24 +146,78 @@ func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 				tensor.Axpy(o, x.Row(int(a.Indices[pi])), float32(sh[i]*scale))
 			}
 		}
-		_ = d
 	})
 	return st
 }
 
-// pairDistances fills dist (len(sel)²) with ‖x_a − x_b‖ for the selected
-// entries (symmetric; diagonal 0).
-func pairDistances(dist []float32, sel []int, a *tensor.CSR, x *tensor.Dense) {
-	nk := len(sel)
+// gather copies the selected embeddings into ws.xs (nk×d).
+func (ws *workspace) gather(sel []int, a *tensor.CSR, x *tensor.Dense) {
+	d := x.Cols
+	ws.xs = grow(ws.xs, len(sel)*d)
+	for i, p := range sel {
+		copy(ws.xs[i*d:(i+1)*d], x.Row(int(a.Indices[p])))
+	}
+}
+
+// workspace holds one goroutine's per-row buffers.
+type workspace struct {
+	xs, xt, dist, c, tmp []float32
+	nrm, w, gc           []float32
+}
+
+// weights gathers the selected edge weights into ws.w.
+func (ws *workspace) weights(sel []int, a *tensor.CSR) []float32 {
+	ws.w = grow(ws.w, len(sel))
+	for i, p := range sel {
+		ws.w[i] = a.Values[p]
+	}
+	return ws.w
+}
+
+// gramMin is the neighbourhood size from which distances come from the Gram
+// matrix (‖a‖² + ‖b‖² − 2a·b, one small matrix product) instead of one
+// difference per pair. Below it, and for d not a multiple of 32, the exact
+// pairwise form is used. The Gram form rounds differently in the last
+// digits (like the reference's dense CPU path); self-distances are exactly 0.
+const gramMin = 16
+
+// distances gathers the selected embeddings into ws.xs (nk×d) and returns
+// the nk×nk matrix of ‖x_a − x_b‖ (symmetric, zero diagonal).
+func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense) []float32 {
+	nk, d := len(sel), x.Cols
+	ws.gather(sel, a, x)
+	ws.dist = grow(ws.dist, nk*nk)
+	dist := ws.dist
+	if nk < gramMin || d%32 != 0 {
+		for i := 0; i < nk; i++ {
+			dist[i*nk+i] = 0
+			xi := ws.xs[i*d : (i+1)*d]
+			for j := i + 1; j < nk; j++ {
+				v := float32(math.Sqrt(float64(tensor.SqDist(xi, ws.xs[j*d:(j+1)*d]))))
+				dist[i*nk+j], dist[j*nk+i] = v, v
+			}
+		}
+		return dist
+	}
+	ws.xt = grow(ws.xt, d*nk)
+	ws.nrm = grow(ws.nrm, nk)
 	for i := 0; i < nk; i++ {
-		dist[i*nk+i] = 0
-		xi := x.Row(int(a.Indices[sel[i]]))
-		for j := i + 1; j < nk; j++ {
-			v := float32(math.Sqrt(float64(tensor.SqDist(xi, x.Row(int(a.Indices[sel[j]]))))))
-			dist[i*nk+j] = v
-			dist[j*nk+i] = v
+		xi := ws.xs[i*d : (i+1)*d]
+		ws.nrm[i] = tensor.Dot(xi, xi)
+		for t, v := range xi {
+			ws.xt[t*nk+i] = v
 		}
 	}
+	tensor.GemmSmall(dist, ws.xs, ws.xt, nk, d, nk, false) // Gram matrix
+	for i := 0; i < nk; i++ {
+		row := dist[i*nk : (i+1)*nk]
+		tensor.GramToDist(row[i+1:], ws.nrm[i+1:], ws.nrm[i])
+		row[i] = 0
+		for j := i + 1; j < nk; j++ { // symmetric: the upper triangle is exact
+			dist[j*nk+i] = row[j]
+		}
+	}
+	return dist
 }
 
 // softmax64 writes softmax(z) into s (log-sum-exp, float64).
@@ -189,10 +248,13 @@ func (m *SoftKMedoid) Backward(state any, gradOut, gradX *tensor.Dense, gradVals
 		st.grads.reset(a, d)
 	}
 	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var dist []float32
+		var ws workspace
 		var e, gs, gc []float64
 		gy := make([]float32, d)
 		for r := lo; r < hi; r++ {
+			if gradX != nil {
+				st.grads.clearRow(a, r, d)
+			}
 			p0, p1 := st.selPtr[r], st.selPtr[r+1]
 			sel := st.sel[p0:p1]
 			nk := len(sel)
@@ -248,43 +310,49 @@ func (m *SoftKMedoid) Backward(state any, gradOut, gradX *tensor.Dense, gradVals
 			for i := range gc {
 				gc[i] = -s[i] * (gs[i] - sg) * invT // ∂L/∂c_a
 			}
-			dist = grow(dist, nk*nk)
-			pairDistances(dist, sel, a, x)
-			// c_a = Σ_b w_b D_ab: ∂L/∂w_b += Σ_a gc_a D_ab.
+			dist := st.dist[st.distPtr[r]:st.distPtr[r+1]]
+			ws.gather(sel, a, x)
+			// c_a = Σ_b w_b D_ab: ∂L/∂w_b += Σ_a gc_a D_ab = (D gc)_b (D symmetric).
+			gc32 := grow(ws.gc, nk)
+			ws.gc = gc32
+			for i, v := range gc {
+				gc32[i] = float32(v)
+			}
 			if gradVals != nil {
 				for j, pj := range sel {
-					var acc float64
-					for i := 0; i < nk; i++ {
-						acc += gc[i] * float64(dist[i*nk+j])
-					}
-					gradVals[pj] += float32(acc)
+					gradVals[pj] += tensor.Dot(dist[j*nk:(j+1)*nk], gc32)
 				}
 			}
-			// ∂L/∂D_ab = gc_a w_b + gc_b w_a (pair a<b), ∂D/∂x_a = (x_a − x_b)/D.
+			// ∂L/∂D_ab = gc_a w_b + gc_b w_a =: C_ab·D_ab and ∂D_ab/∂x_a =
+			// (x_a − x_b)/D_ab, so ∂L/∂x_a = (Σ_b C_ab) x_a − Σ_b C_ab x_b.
+			// With C_aa := −Σ_b C_ab that is −(C·X)_a: one small matrix
+			// product instead of a loop over pairs.
 			if gradX != nil {
+				w := ws.weights(sel, a)
+				cm := grow(ws.c, nk*nk)
+				ws.c = cm
 				for i := 0; i < nk; i++ {
-					pi := sel[i]
-					xi := x.Row(int(a.Indices[pi]))
-					wi := float64(a.Values[pi])
+					cm[i*nk+i] = 0
 					for j := i + 1; j < nk; j++ {
-						dab := dist[i*nk+j]
-						if dab == 0 {
-							continue
+						var v float32
+						if dab := dist[i*nk+j]; dab > 0 {
+							v = (gc32[i]*w[j] + gc32[j]*w[i]) / dab
 						}
-						pj := sel[j]
-						coef := (gc[i]*float64(a.Values[pj]) + gc[j]*wi) / float64(dab)
-						if coef == 0 {
-							continue
-						}
-						xj := x.Row(int(a.Indices[pj]))
-						gi, gj := st.grads.row(pi, d), st.grads.row(pj, d)
-						cf := float32(coef)
-						for t := range gi {
-							diff := cf * (xi[t] - xj[t])
-							gi[t] += diff
-							gj[t] -= diff
-						}
+						cm[i*nk+j], cm[j*nk+i] = v, v
 					}
+				}
+				for i := 0; i < nk; i++ {
+					var rs float32
+					for _, v := range cm[i*nk : (i+1)*nk] {
+						rs += v
+					}
+					cm[i*nk+i] = -rs
+				}
+				tmp := grow(ws.tmp, nk*d)
+				ws.tmp = tmp
+				tensor.GemmSmall(tmp, cm, ws.xs, nk, nk, d, false)
+				for i, pi := range sel {
+					tensor.Axpy(st.grads.row(pi, d), tmp[i*d:(i+1)*d], -1)
 				}
 			}
 		}

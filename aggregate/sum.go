@@ -34,6 +34,9 @@ func (m *Sum) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float32) 
 		m.st.g.reset(a, d)
 		tensor.Parallel(a.Rows, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
+				if gradX != nil {
+					m.st.g.clearRow(a, r, d)
+				}
 				for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
 					tensor.Axpy(m.st.g.row(k, d), gradOut.Row(r), a.Values[k])
 				}

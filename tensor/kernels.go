@@ -1,6 +1,9 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 func checkMul(op string, m, k1, k2, n int, dst *Dense, rows, cols int) {
 	if k1 != k2 || dst.Rows != rows || dst.Cols != cols {
@@ -205,3 +208,39 @@ func sqDistGeneric(x, y []float32) float32 {
 
 // SqDist returns the squared Euclidean distance Σ (x_i − y_i)².
 func SqDist(x, y []float32) float32 { return sqDist(x, y) }
+
+// GemmSmall computes out = a·b (out m×n, a m×k, b k×n, all row-major
+// slices) for the small dense blocks of the robust aggregations. acc adds
+// to out instead of overwriting it.
+func GemmSmall(out, a, b []float32, m, k, n int, acc bool) {
+	if len(out) < m*n || len(a) < m*k || len(b) < k*n {
+		panic(fmt.Sprintf("tensor.GemmSmall: %d×%d·%d×%d with buffers %d, %d, %d", m, k, k, n, len(a), len(b), len(out)))
+	}
+	if gemmSmallVec(out, a, b, m, k, n, acc) {
+		return
+	}
+	for i := 0; i < m; i++ {
+		o := out[i*n : (i+1)*n]
+		if !acc {
+			clear(o)
+		}
+		for t, av := range a[i*k : (i+1)*k] {
+			if av != 0 {
+				axpyGeneric(o, b[t*n:(t+1)*n], av)
+			}
+		}
+	}
+}
+
+// GramToDist turns Gram entries g_j = a·b_j into distances in place:
+// g_j ← √max(0, na + nb_j − 2g_j), with na = ‖a‖² and nb_j = ‖b_j‖².
+func GramToDist(g, nb []float32, na float32) {
+	done := gramToDistVec(g, nb, na)
+	for j := done; j < len(g); j++ {
+		v := na + nb[j] - 2*g[j]
+		if !(v > 0) {
+			v = 0
+		}
+		g[j] = float32(math.Sqrt(float64(v)))
+	}
+}

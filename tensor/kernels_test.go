@@ -130,3 +130,20 @@ func BenchmarkSpMM(b *testing.B) {
 		SpMM(out, a, x, false)
 	}
 }
+
+func TestGemmSmall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, s := range [][3]int{{5, 7, 32}, {64, 64, 64}, {3, 2, 5}, {1, 9, 64}} {
+		m, k, n := s[0], s[1], s[2]
+		a, b := randDense(rng, m, k), randDense(rng, k, n)
+		got := NewDense(m, n)
+		GemmSmall(got.Data, a.Data, b.Data, m, k, n, false)
+		assertClose(t, "GemmSmall", got, naiveMul(a, b))
+		GemmSmall(got.Data, a.Data, b.Data, m, k, n, true)
+		want := naiveMul(a, b)
+		for i := range want.Data {
+			want.Data[i] *= 2
+		}
+		assertClose(t, "GemmSmall acc", got, want)
+	}
+}

@@ -18,3 +18,7 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool { return 
 func adamVec(w, g, m, v []float32, c AdamCoeffs) int { return 0 }
 
 func sqDist(x, y []float32) float32 { return sqDistGeneric(x, y) }
+
+func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool { return false }
+
+func gramToDistVec(g, nb []float32, na float32) int { return 0 }

@@ -153,3 +153,70 @@ func sqDist(x, y []float32) float32 {
 	}
 	return s
 }
+
+// gemmSmallVec is GemmSmall's register-blocked kernel for n a multiple of
+// 32: two output rows × 32 columns stay in eight vector registers across
+// the whole inner dimension. m odd is finished by a one-row loop.
+func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
+	if !useAVX2 || n%32 != 0 {
+		return false
+	}
+	i := 0
+	for ; i+2 <= m; i += 2 {
+		a0, a1 := a[i*k:(i+1)*k], a[(i+1)*k:(i+2)*k]
+		for j := 0; j < n; j += 32 {
+			o0, o1 := out[i*n+j:i*n+j+32], out[(i+1)*n+j:(i+1)*n+j+32]
+			var c00, c01, c02, c03, c10, c11, c12, c13 archsimd.Float32x8
+			if acc {
+				c00, c01 = archsimd.LoadFloat32x8Slice(o0[0:]), archsimd.LoadFloat32x8Slice(o0[8:])
+				c02, c03 = archsimd.LoadFloat32x8Slice(o0[16:]), archsimd.LoadFloat32x8Slice(o0[24:])
+				c10, c11 = archsimd.LoadFloat32x8Slice(o1[0:]), archsimd.LoadFloat32x8Slice(o1[8:])
+				c12, c13 = archsimd.LoadFloat32x8Slice(o1[16:]), archsimd.LoadFloat32x8Slice(o1[24:])
+			}
+			for t := 0; t < k; t++ {
+				br := b[t*n+j : t*n+j+32]
+				b0, b1 := archsimd.LoadFloat32x8Slice(br[0:]), archsimd.LoadFloat32x8Slice(br[8:])
+				b2, b3 := archsimd.LoadFloat32x8Slice(br[16:]), archsimd.LoadFloat32x8Slice(br[24:])
+				v0, v1 := archsimd.BroadcastFloat32x8(a0[t]), archsimd.BroadcastFloat32x8(a1[t])
+				c00, c01, c02, c03 = b0.MulAdd(v0, c00), b1.MulAdd(v0, c01), b2.MulAdd(v0, c02), b3.MulAdd(v0, c03)
+				c10, c11, c12, c13 = b0.MulAdd(v1, c10), b1.MulAdd(v1, c11), b2.MulAdd(v1, c12), b3.MulAdd(v1, c13)
+			}
+			c00.StoreSlice(o0[0:])
+			c01.StoreSlice(o0[8:])
+			c02.StoreSlice(o0[16:])
+			c03.StoreSlice(o0[24:])
+			c10.StoreSlice(o1[0:])
+			c11.StoreSlice(o1[8:])
+			c12.StoreSlice(o1[16:])
+			c13.StoreSlice(o1[24:])
+		}
+	}
+	for ; i < m; i++ {
+		o := out[i*n : (i+1)*n]
+		if !acc {
+			clear(o)
+		}
+		for t, av := range a[i*k : (i+1)*k] {
+			axpy(o, b[t*n:(t+1)*n], av)
+		}
+	}
+	return true
+}
+
+// gramToDistVec is GramToDist 8 lanes at a time; it returns how many
+// entries it handled.
+func gramToDistVec(g, nb []float32, na float32) int {
+	if !useAVX2 {
+		return 0
+	}
+	n := len(g) &^ 7
+	a := archsimd.BroadcastFloat32x8(na)
+	two := archsimd.BroadcastFloat32x8(2)
+	var zero archsimd.Float32x8
+	for j := 0; j < n; j += 8 {
+		gv := archsimd.LoadFloat32x8Slice(g[j:])
+		v := a.Add(archsimd.LoadFloat32x8Slice(nb[j:])).Sub(two.Mul(gv))
+		v.Max(zero).Sqrt().StoreSlice(g[j:])
+	}
+	return n
+}

@@ -1,0 +1,63 @@
+package aggregate
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// benchGraph is the cora_ml first layer after GDC: n = 2810 rows with 64
+// weighted entries each, d = 64.
+func benchGraph() (*tensor.CSR, *tensor.Dense, *tensor.Dense) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	n, k, d := 2810, 64, 64
+	var es []tensor.Entry
+	for i := 0; i < n; i++ {
+		seen := map[int]bool{i: true}
+		es = append(es, tensor.Entry{Row: int32(i), Col: int32(i), Val: 0.2})
+		for len(seen) < k {
+			j := rng.IntN(n)
+			if !seen[j] {
+				seen[j] = true
+				es = append(es, tensor.Entry{Row: int32(i), Col: int32(j), Val: float32(rng.Float64() * 0.02)})
+			}
+		}
+	}
+	a, _ := tensor.FromCOO(n, n, es)
+	return a, randX(rng, n, d), randX(rng, n, d)
+}
+
+func BenchmarkForward(b *testing.B) {
+	a, x, _ := benchGraph()
+	for _, name := range Names() {
+		b.Run(name, func(b *testing.B) {
+			agg, _ := New(name, Options{K: 64, Temperature: 0.5})
+			out := tensor.NewDense(a.Rows, x.Cols)
+			agg.Forward(a, x, out)
+			b.ReportAllocs()
+			for b.Loop() {
+				agg.Forward(a, x, out)
+			}
+		})
+	}
+}
+
+func BenchmarkForwardBackward(b *testing.B) {
+	a, x, g := benchGraph()
+	for _, name := range Names() {
+		b.Run(name, func(b *testing.B) {
+			agg, _ := New(name, Options{K: 64, Temperature: 0.5})
+			out := tensor.NewDense(a.Rows, x.Cols)
+			gx := tensor.NewDense(x.Rows, x.Cols)
+			gv := make([]float32, a.Nnz())
+			st := agg.Forward(a, x, out)
+			agg.Backward(st, g, gx, gv)
+			b.ReportAllocs()
+			for b.Loop() {
+				st := agg.Forward(a, x, out)
+				agg.Backward(st, g, gx, gv)
+			}
+		})
+	}
+}
