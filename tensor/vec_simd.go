@@ -82,7 +82,27 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 				c2 = archsimd.LoadFloat32x8Slice(out[16:])
 				c3 = archsimd.LoadFloat32x8Slice(out[24:])
 			}
-			for k := k0; k < k1; k++ {
+			// Two entries per step into separate accumulators, so the FMA
+			// latency chains of consecutive entries overlap.
+			var d0, d1, d2, d3 archsimd.Float32x8
+			k := k0
+			for ; k+2 <= k1; k += 2 {
+				v := archsimd.BroadcastFloat32x8(a.Values[k])
+				w := archsimd.BroadcastFloat32x8(a.Values[k+1])
+				off := int(a.Indices[k])*n + j
+				off2 := int(a.Indices[k+1])*n + j
+				xr := x.Data[off : off+32]
+				yr := x.Data[off2 : off2+32]
+				c0 = archsimd.LoadFloat32x8Slice(xr[0:]).MulAdd(v, c0)
+				c1 = archsimd.LoadFloat32x8Slice(xr[8:]).MulAdd(v, c1)
+				c2 = archsimd.LoadFloat32x8Slice(xr[16:]).MulAdd(v, c2)
+				c3 = archsimd.LoadFloat32x8Slice(xr[24:]).MulAdd(v, c3)
+				d0 = archsimd.LoadFloat32x8Slice(yr[0:]).MulAdd(w, d0)
+				d1 = archsimd.LoadFloat32x8Slice(yr[8:]).MulAdd(w, d1)
+				d2 = archsimd.LoadFloat32x8Slice(yr[16:]).MulAdd(w, d2)
+				d3 = archsimd.LoadFloat32x8Slice(yr[24:]).MulAdd(w, d3)
+			}
+			if k < k1 {
 				v := archsimd.BroadcastFloat32x8(a.Values[k])
 				off := int(a.Indices[k])*n + j
 				xr := x.Data[off : off+32]
@@ -91,6 +111,7 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 				c2 = archsimd.LoadFloat32x8Slice(xr[16:]).MulAdd(v, c2)
 				c3 = archsimd.LoadFloat32x8Slice(xr[24:]).MulAdd(v, c3)
 			}
+			c0, c1, c2, c3 = c0.Add(d0), c1.Add(d1), c2.Add(d2), c3.Add(d3)
 			c0.StoreSlice(out[0:])
 			c1.StoreSlice(out[8:])
 			c2.StoreSlice(out[16:])
