@@ -10,5 +10,6 @@ func subcommands() []*cobra.Command {
 		newEvalCmd(),
 		newDataCmd(),
 		newReproduceCmd(),
+		newCertifyCmd(),
 	}
 }

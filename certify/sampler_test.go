@@ -1,0 +1,317 @@
+package certify
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// undirected builds a symmetric CSR from undirected edges.
+func undirected(t testing.TB, n int, edges [][2]int) *tensor.CSR {
+	t.Helper()
+	var es []tensor.Entry
+	for _, e := range edges {
+		es = append(es, tensor.Entry{Row: int32(e[0]), Col: int32(e[1]), Val: 1}, tensor.Entry{Row: int32(e[1]), Col: int32(e[0]), Val: 1})
+	}
+	a, err := tensor.FromCOO(n, n, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func binaryFeats(t testing.TB, rows [][]int, d int) *tensor.CSR {
+	t.Helper()
+	var es []tensor.Entry
+	for i, r := range rows {
+		for _, j := range r {
+			es = append(es, tensor.Entry{Row: int32(i), Col: int32(j), Val: 1})
+		}
+	}
+	f, err := tensor.FromCOO(len(rows), d, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func checkSymmetric(t testing.TB, a *tensor.CSR) {
+	t.Helper()
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Rows {
+		lo, hi := a.RowRange(i)
+		for k := lo; k < hi; k++ {
+			j := int(a.Indices[k])
+			if j == i {
+				t.Fatalf("self loop at %d", i)
+			}
+			if _, ok := a.Find(j, i); !ok {
+				t.Fatalf("(%d, %d) without (%d, %d)", i, j, j, i)
+			}
+			if a.Values[k] != 1 {
+				t.Fatalf("weight %v", a.Values[k])
+			}
+		}
+	}
+}
+
+// TestSamplerMarginals checks that every pair / attribute is flipped
+// independently with the right probability.
+func TestSamplerMarginals(t *testing.T) {
+	const n, d, samples = 9, 7, 20000
+	edges := [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 8}, {0, 8}, {6, 7}}
+	adj := undirected(t, n, edges)
+	feats := binaryFeats(t, [][]int{{0, 3}, {1}, {}, {2, 4, 6}, {5}, {0, 6}, {1, 2}, {3}, {4, 5}}, d)
+	p := SampleParams{PPlusAdj: 0.15, PMinusAdj: 0.4, PPlusAtt: 0.1, PMinusAtt: 0.3}
+	s, err := NewSampler(adj, feats, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairCount := make([]int, n*n)
+	attCount := make([]int, n*d)
+	joint := 0 // pairs (0,1) and (4,6) present together
+	for i := range samples {
+		a, f := s.SampleAt(7, StreamVotes, i)
+		if i < 50 {
+			checkSymmetric(t, a)
+			if err := f.Validate(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for r := range n {
+			lo, hi := a.RowRange(r)
+			for _, c := range a.Indices[lo:hi] {
+				pairCount[r*n+int(c)]++
+			}
+			lo, hi = f.RowRange(r)
+			for _, c := range f.Indices[lo:hi] {
+				attCount[r*d+int(c)]++
+			}
+		}
+		_, e1 := a.Find(0, 1)
+		_, e2 := a.Find(4, 6)
+		if e1 && e2 {
+			joint++
+		}
+	}
+	check := func(what string, got int, prob float64) {
+		t.Helper()
+		sd := math.Sqrt(prob * (1 - prob) / samples)
+		if f := float64(got) / samples; math.Abs(f-prob) > 5*sd {
+			t.Errorf("%s: frequency %.4f, want %.4f ± %.4f", what, f, prob, 5*sd)
+		}
+	}
+	for i := range n {
+		for j := range n {
+			want := p.PPlusAdj
+			if _, ok := adj.Find(i, j); ok {
+				want = 1 - p.PMinusAdj
+			}
+			if i == j {
+				if pairCount[i*n+j] != 0 {
+					t.Errorf("self loop (%d, %d) sampled", i, j)
+				}
+				continue
+			}
+			check("pair", pairCount[i*n+j], want)
+		}
+		for j := range d {
+			want := p.PPlusAtt
+			if _, ok := feats.Find(i, j); ok {
+				want = 1 - p.PMinusAtt
+			}
+			check("attribute", attCount[i*d+j], want)
+		}
+	}
+	check("joint (0,1)&(4,6)", joint, (1-p.PMinusAdj)*p.PPlusAdj)
+}
+
+// TestSamplerSparse samples a large empty-ish graph: the number of added
+// pairs must follow Binomial(#absent pairs, p₊) without touching n² pairs.
+func TestSamplerSparse(t *testing.T) {
+	const n = 20000
+	var edges [][2]int
+	for i := 0; i+1 < n; i += 2 {
+		edges = append(edges, [2]int{i, i + 1})
+	}
+	adj := undirected(t, n, edges)
+	p := SampleParams{PPlusAdj: 1e-5, PMinusAdj: 0.5}
+	s, err := NewSampler(adj, nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent := float64(n)*float64(n-1)/2 - float64(len(edges))
+	total := 0.0
+	const samples = 20
+	for i := range samples {
+		a, _ := s.SampleAt(3, 0, i)
+		total += float64(a.Nnz() / 2)
+	}
+	want := absent*p.PPlusAdj + float64(len(edges))*(1-p.PMinusAdj)
+	sd := math.Sqrt((absent*p.PPlusAdj + float64(len(edges))*0.25) / samples)
+	if got := total / samples; math.Abs(got-want) > 5*sd {
+		t.Errorf("mean edges %.1f, want %.1f ± %.1f", got, want, 5*sd)
+	}
+}
+
+func TestSamplerDeterminism(t *testing.T) {
+	adj := undirected(t, 30, [][2]int{{0, 1}, {2, 3}, {5, 9}, {9, 20}, {1, 29}})
+	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.05, PMinusAdj: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, _ := s.SampleAt(1, 1, 4)
+	a2, _ := s.SampleAt(1, 1, 4)
+	if !slices.Equal(a1.Indices, a2.Indices) || !slices.Equal(a1.Indptr, a2.Indptr) {
+		t.Error("same (seed, stream, i) gave different samples")
+	}
+	differ := func(x, y *tensor.CSR) bool {
+		return !slices.Equal(x.Indices, y.Indices) || !slices.Equal(x.Indptr, y.Indptr)
+	}
+	b, _ := s.SampleAt(1, 1, 5)
+	c, _ := s.SampleAt(1, 0, 4)
+	d, _ := s.SampleAt(2, 1, 4)
+	if !differ(a1, b) || !differ(a1, c) || !differ(a1, d) {
+		t.Error("different (seed, stream, i) gave identical samples")
+	}
+}
+
+func TestSamplerErrors(t *testing.T) {
+	sym := undirected(t, 3, [][2]int{{0, 1}})
+	asym, _ := tensor.FromCOO(3, 3, []tensor.Entry{{Row: 0, Col: 1, Val: 1}})
+	loop, _ := tensor.FromCOO(3, 3, []tensor.Entry{{Row: 1, Col: 1, Val: 1}})
+	tfidf, _ := tensor.FromCOO(3, 2, []tensor.Entry{{Row: 0, Col: 1, Val: 0.3}})
+	ok := SampleParams{PMinusAdj: 0.4}
+	for name, f := range map[string]func() error{
+		"asymmetric":     func() error { _, err := NewSampler(asym, nil, ok); return err },
+		"self loop":      func() error { _, err := NewSampler(loop, nil, ok); return err },
+		"no flips":       func() error { _, err := NewSampler(sym, nil, SampleParams{}); return err },
+		"p > 1":          func() error { _, err := NewSampler(sym, nil, SampleParams{PPlusAdj: 2}); return err },
+		"att no feats":   func() error { _, err := NewSampler(sym, nil, SampleParams{PPlusAtt: 0.1}); return err },
+		"att non-binary": func() error { _, err := NewSampler(sym, tfidf, SampleParams{PPlusAtt: 0.1}); return err },
+	} {
+		if f() == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// degreeParity predicts class (degree mod c): a deterministic function of
+// the sampled graph.
+func degreeParity(c int) func() (Predictor, error) {
+	return func() (Predictor, error) {
+		return PredictorFunc(func(adj, _ *tensor.CSR) ([]int32, error) {
+			y := make([]int32, adj.Rows)
+			for i := range y {
+				lo, hi := adj.RowRange(i)
+				y[i] = int32((hi - lo) % c)
+			}
+			return y, nil
+		}), nil
+	}
+}
+
+func TestVotesDeterministicAcrossWorkers(t *testing.T) {
+	adj := undirected(t, 40, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {10, 11}, {11, 30}, {30, 39}})
+	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.02, PMinusAdj: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref *Counts
+	for _, w := range []int{1, 2, 5} {
+		last := 0
+		v, err := Votes(context.Background(), s, 3, VoteOptions{Samples: 300, Seed: 9, Stream: StreamVotes, Workers: w,
+			NewPredictor: degreeParity(3), Progress: func(done, total int) {
+				if done != last+1 || total != 300 {
+					t.Errorf("progress %d/%d after %d", done, total, last)
+				}
+				last = done
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last != 300 {
+			t.Errorf("progress ended at %d", last)
+		}
+		if tot, err := v.rowTotal(); err != nil || tot != 300 {
+			t.Errorf("rows sum to %d (%v), want 300", tot, err)
+		}
+		if ref == nil {
+			ref = v
+		} else if !slices.Equal(ref.Data, v.Data) {
+			t.Errorf("%d workers: votes differ from 1 worker", w)
+		}
+	}
+}
+
+func TestVotesErrorsAndCancel(t *testing.T) {
+	adj := undirected(t, 10, [][2]int{{0, 1}})
+	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	calls := 0
+	_, err = Votes(context.Background(), s, 2, VoteOptions{Samples: 50, Workers: 1, NewPredictor: func() (Predictor, error) {
+		return PredictorFunc(func(adj, _ *tensor.CSR) ([]int32, error) {
+			calls++
+			if calls == 5 {
+				return nil, boom
+			}
+			return make([]int32, adj.Rows), nil
+		}), nil
+	}})
+	if !errors.Is(err, boom) {
+		t.Errorf("error %v, want boom", err)
+	}
+	_, err = Votes(context.Background(), s, 2, VoteOptions{Samples: 5, NewPredictor: func() (Predictor, error) {
+		return PredictorFunc(func(adj, _ *tensor.CSR) ([]int32, error) { return []int32{0, 1, 2}, nil }), nil
+	}})
+	if err == nil {
+		t.Error("wrong number of predictions: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = Votes(ctx, s, 2, VoteOptions{Samples: 1000, Workers: 2, NewPredictor: degreeParity(2),
+		Progress: func(done, _ int) {
+			if done == 10 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+}
+
+func TestSmoothSaveLoad(t *testing.T) {
+	adj := undirected(t, 12, [][2]int{{0, 1}, {1, 2}, {5, 6}})
+	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.05, PMinusAdj: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vf, err := Smooth(context.Background(), s, 3, SmoothOptions{PreSamples: 20, Samples: 200, Seed: 4, NewPredictor: degreeParity(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "votes.npz")
+	if err := vf.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadVotes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.HasParams || got.Sample != vf.Sample || got.NumSamples != 200 || got.NumPreSamples != 20 || got.Seed != 4 ||
+		!slices.Equal(got.Votes.Data, vf.Votes.Data) || !slices.Equal(got.PreVotes.Data, vf.PreVotes.Data) {
+		t.Errorf("round trip: got %+v, want %+v", got, vf)
+	}
+	if _, err := LoadVotes(filepath.Join(t.TempDir(), "missing.npz")); err == nil {
+		t.Error("missing file: no error")
+	}
+}

@@ -1,0 +1,291 @@
+package certify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rgnn/rgnn/npz"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Predictor is a base classifier: it predicts the class of every node of a
+// (randomly perturbed) graph. A Predictor may keep scratch state; Votes
+// gives every worker its own.
+type Predictor interface {
+	Predict(adj, feats *tensor.CSR) ([]int32, error)
+}
+
+// PredictorFunc adapts a function to Predictor.
+type PredictorFunc func(adj, feats *tensor.CSR) ([]int32, error)
+
+// Predict calls f.
+func (f PredictorFunc) Predict(adj, feats *tensor.CSR) ([]int32, error) { return f(adj, feats) }
+
+// Streams of the sample seeds: the pre-votes (n₀) and the votes (n₁) use
+// independent samples.
+const (
+	StreamPreVotes uint64 = 0
+	StreamVotes    uint64 = 1
+)
+
+// VoteOptions configure Votes.
+type VoteOptions struct {
+	Samples int    // number of samples
+	Seed    uint64 // seed; sample i uses SampleRNG(Seed, Stream, i)
+	Stream  uint64 // StreamPreVotes or StreamVotes (or any other)
+	Workers int    // parallel workers (≤ 0: GOMAXPROCS)
+	// NewPredictor makes the predictor of one worker (called once per worker).
+	NewPredictor func() (Predictor, error)
+	// Progress, if set, is called after each finished sample with the
+	// number done so far (serialised, increasing).
+	Progress func(done, total int)
+}
+
+// Votes draws o.Samples perturbed graphs from s, classifies each with a
+// predictor and counts, per node, how often each of numClasses classes was
+// predicted. Samples run in parallel; the counts are identical for any
+// number of workers. Cancelling ctx stops the run with ctx's error.
+func Votes(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (*Counts, error) {
+	if o.Samples <= 0 {
+		return nil, fmt.Errorf("votes: %d samples", o.Samples)
+	}
+	if numClasses < 2 {
+		return nil, fmt.Errorf("votes: %d classes", numClasses)
+	}
+	if o.NewPredictor == nil {
+		return nil, errors.New("votes: no predictor")
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, o.Samples)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	n := s.Nodes()
+	var (
+		next, done atomic.Int64
+		progMu     sync.Mutex
+		errOnce    sync.Once
+		firstErr   error
+		wg         sync.WaitGroup
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err; cancel() })
+	}
+	partial := make([]*Counts, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pred, err := o.NewPredictor()
+			if err != nil {
+				fail(fmt.Errorf("votes: make predictor: %w", err))
+				return
+			}
+			counts := NewCounts(n, numClasses)
+			partial[w] = counts
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= o.Samples || ctx.Err() != nil {
+					return
+				}
+				adj, feats := s.SampleAt(o.Seed, o.Stream, i)
+				y, err := pred.Predict(adj, feats)
+				if err != nil {
+					fail(fmt.Errorf("votes: sample %d: %w", i, err))
+					return
+				}
+				if len(y) != n {
+					fail(fmt.Errorf("votes: sample %d: %d predictions for %d nodes", i, len(y), n))
+					return
+				}
+				for v, c := range y {
+					if c < 0 || int(c) >= numClasses {
+						fail(fmt.Errorf("votes: sample %d: class %d of node %d outside [0, %d)", i, c, v, numClasses))
+						return
+					}
+					counts.Data[v*numClasses+int(c)]++
+				}
+				if o.Progress != nil {
+					progMu.Lock()
+					o.Progress(int(done.Add(1)), o.Samples)
+					progMu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("votes: %w", err)
+	}
+	total := NewCounts(n, numClasses)
+	for _, c := range partial {
+		total.Add(c)
+	}
+	return total, nil
+}
+
+// VoteFile is a smoothing run: votes, pre-votes and how they were drawn,
+// enough to recompute a certificate. Its npz form has the keys of the
+// reference's vote files, `votes` and `pre_votes` (int64 [n, C]), plus
+// float64 scalars `pf_plus_adj`, `pf_minus_adj`, `pf_plus_att`,
+// `pf_minus_att` and int64 scalars `n_samples`, `n_samples_pre`, `seed`.
+type VoteFile struct {
+	Votes, PreVotes *Counts
+	// HasParams reports whether Sample, NumSamples, NumPreSamples and Seed
+	// are known (the reference's files have only the two arrays).
+	HasParams     bool
+	Sample        SampleParams
+	NumSamples    int
+	NumPreSamples int
+	Seed          uint64
+}
+
+// SmoothOptions configure Smooth.
+type SmoothOptions struct {
+	PreSamples int // n₀ (≤ 0: 100)
+	Samples    int // n₁ (≤ 0: 10,000)
+	Seed       uint64
+	Workers    int
+	// NewPredictor makes the predictor of one worker.
+	NewPredictor func() (Predictor, error)
+	// Progress, if set, reports each stage ("pre-votes", "votes").
+	Progress func(stage string, done, total int)
+}
+
+// Smooth draws the pre-votes (n₀ samples, stream StreamPreVotes) and the
+// votes (n₁ samples, stream StreamVotes) of the smoothed classifier.
+func Smooth(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions) (*VoteFile, error) {
+	if o.PreSamples <= 0 {
+		o.PreSamples = 100
+	}
+	if o.Samples <= 0 {
+		o.Samples = 10000
+	}
+	vo := VoteOptions{Seed: o.Seed, Workers: o.Workers, NewPredictor: o.NewPredictor}
+	stage := func(name string) func(int, int) {
+		if o.Progress == nil {
+			return nil
+		}
+		return func(d, t int) { o.Progress(name, d, t) }
+	}
+	vo.Samples, vo.Stream, vo.Progress = o.PreSamples, StreamPreVotes, stage("pre-votes")
+	pre, err := Votes(ctx, s, numClasses, vo)
+	if err != nil {
+		return nil, err
+	}
+	vo.Samples, vo.Stream, vo.Progress = o.Samples, StreamVotes, stage("votes")
+	votes, err := Votes(ctx, s, numClasses, vo)
+	if err != nil {
+		return nil, err
+	}
+	return &VoteFile{Votes: votes, PreVotes: pre, HasParams: true, Sample: s.Params(),
+		NumSamples: o.Samples, NumPreSamples: o.PreSamples, Seed: o.Seed}, nil
+}
+
+// Save writes the vote file atomically.
+func (f *VoteFile) Save(path string) error {
+	if f.Votes == nil || f.PreVotes == nil {
+		return fmt.Errorf("save votes %s: missing votes or pre-votes", path)
+	}
+	entries := []npz.Entry{
+		npz.I64("votes", []int{f.Votes.Nodes, f.Votes.Classes}, f.Votes.Data),
+		npz.I64("pre_votes", []int{f.PreVotes.Nodes, f.PreVotes.Classes}, f.PreVotes.Data),
+	}
+	if f.HasParams {
+		sc := func(name string, v float64) npz.Entry { return npz.F64(name, []int{}, []float64{v}) }
+		entries = append(entries,
+			sc("pf_plus_adj", f.Sample.PPlusAdj), sc("pf_minus_adj", f.Sample.PMinusAdj),
+			sc("pf_plus_att", f.Sample.PPlusAtt), sc("pf_minus_att", f.Sample.PMinusAtt),
+			npz.I64("n_samples", []int{}, []int64{int64(f.NumSamples)}),
+			npz.I64("n_samples_pre", []int{}, []int64{int64(f.NumPreSamples)}),
+			npz.I64("seed", []int{}, []int64{int64(f.Seed)}))
+	}
+	return npz.WriteFile(path, entries...)
+}
+
+// LoadVotes reads a vote file (ours or the reference's).
+func LoadVotes(path string) (*VoteFile, error) {
+	a, err := npz.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load votes: %w", err)
+	}
+	f := &VoteFile{}
+	if f.Votes, err = loadCounts(a, "votes"); err != nil {
+		return nil, err
+	}
+	if f.PreVotes, err = loadCounts(a, "pre_votes"); err != nil {
+		return nil, err
+	}
+	if f.Votes.Nodes != f.PreVotes.Nodes || f.Votes.Classes != f.PreVotes.Classes {
+		return nil, fmt.Errorf("load votes %s: votes are %d×%d but pre_votes %d×%d", path,
+			f.Votes.Nodes, f.Votes.Classes, f.PreVotes.Nodes, f.PreVotes.Classes)
+	}
+	if !a.Has("pf_plus_adj") {
+		return f, nil
+	}
+	f.HasParams = true
+	floats := []struct {
+		key string
+		dst *float64
+	}{{"pf_plus_adj", &f.Sample.PPlusAdj}, {"pf_minus_adj", &f.Sample.PMinusAdj},
+		{"pf_plus_att", &f.Sample.PPlusAtt}, {"pf_minus_att", &f.Sample.PMinusAtt}}
+	for _, e := range floats {
+		v, _, err := a.Float64(e.key)
+		if err != nil {
+			return nil, fmt.Errorf("load votes: %w", err)
+		}
+		if len(v) != 1 || !(v[0] >= 0 && v[0] <= 1) {
+			return nil, fmt.Errorf("load votes %s: %s must be one probability, got %v", path, e.key, v)
+		}
+		*e.dst = v[0]
+	}
+	ints := []struct {
+		key string
+		dst *int64
+	}{{"n_samples", new(int64)}, {"n_samples_pre", new(int64)}, {"seed", new(int64)}}
+	for _, e := range ints {
+		if !a.Has(e.key) {
+			continue
+		}
+		v, _, err := a.Int64(e.key)
+		if err != nil {
+			return nil, fmt.Errorf("load votes: %w", err)
+		}
+		if len(v) != 1 {
+			return nil, fmt.Errorf("load votes %s: %s must be a scalar", path, e.key)
+		}
+		*e.dst = v[0]
+	}
+	ns, np, seed := *ints[0].dst, *ints[1].dst, *ints[2].dst
+	if ns < 0 || np < 0 || ns > math.MaxInt32 || np > math.MaxInt32 {
+		return nil, fmt.Errorf("load votes %s: sample counts %d, %d", path, ns, np)
+	}
+	f.NumSamples, f.NumPreSamples, f.Seed = int(ns), int(np), uint64(seed)
+	return f, nil
+}
+
+func loadCounts(a *npz.Archive, key string) (*Counts, error) {
+	v, shape, err := a.Int64(key)
+	if err != nil {
+		return nil, fmt.Errorf("load votes: %w", err)
+	}
+	if len(shape) != 2 {
+		return nil, fmt.Errorf("load votes %s: %s has shape %v, want [nodes, classes]", a.Path, key, shape)
+	}
+	c := &Counts{Nodes: shape[0], Classes: shape[1], Data: v}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("load votes %s: %s: %w", a.Path, key, err)
+	}
+	return c, nil
+}

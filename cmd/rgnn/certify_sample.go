@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/certify"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
+)
+
+// sampleVotes runs --model on randomly perturbed graphs and returns the votes
+// (saved to --save-votes if given).
+func sampleVotes(c *cobra.Command, p *problem, seed int) (*certify.VoteFile, error) {
+	wpath, _ := c.Flags().GetString("weights")
+	doTrain, _ := c.Flags().GetBool("train")
+	if (wpath == "") == !doTrain {
+		return nil, usagef("give --votes, or --model with exactly one of --weights and --train")
+	}
+	if !c.Flags().Changed("p-add") || !c.Flags().Changed("p-del") {
+		return nil, usagef("sampling votes needs --p-add and --p-del")
+	}
+	pAdd, _ := c.Flags().GetFloat64("p-add")
+	pDel, _ := c.Flags().GetFloat64("p-del")
+	samples, _ := c.Flags().GetInt("samples")
+	pre, _ := c.Flags().GetInt("pre-samples")
+	workers, _ := c.Flags().GetInt("workers")
+	if samples < 1 || pre < 1 {
+		return nil, usagef("--samples and --pre-samples must be ≥ 1")
+	}
+	if !c.Flags().Changed("ppr-eps") {
+		// Every sample needs a fresh diffusion: use the push approximation.
+		_ = c.Flags().Set("ppr-eps", "1e-4")
+	}
+	base, err := newModel(c, p, uint64(seed))
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if doTrain {
+		g, err := base.Preprocess(p.Graph.Adj, p.Graph.Features)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(progressWriter(), "training %s (seed %d)...\n", base.Name(), seed)
+		if _, err := train.Fit(ctx, base, train.Data{Graph: g, X: p.X, Labels: p.Graph.Labels, Train: p.Train, Val: p.Val},
+			train.Config{Seed: uint64(seed)}); err != nil {
+			return nil, err
+		}
+	} else if err := model.LoadWeights(base, wpath); err != nil {
+		return nil, err
+	}
+	sampler, err := certify.NewSampler(p.Graph.Adj, p.Graph.Features, certify.SampleParams{PPlusAdj: pAdd, PMinusAdj: pDel})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	newPredictor := func() (certify.Predictor, error) {
+		m, err := newModel(c, p, uint64(seed))
+		if err != nil {
+			return nil, err
+		}
+		for i, q := range m.Params() {
+			copy(q.Value.Data, base.Params()[i].Value.Data)
+		}
+		return modelPredictor(m, p), nil
+	}
+	start := time.Now()
+	last := start
+	vf, err := certify.Smooth(ctx, sampler, p.Graph.NumClasses, certify.SmoothOptions{
+		PreSamples: pre, Samples: samples, Seed: uint64(seed), Workers: workers, NewPredictor: newPredictor,
+		Progress: func(stage string, done, total int) {
+			if time.Since(last) > time.Second || done == total {
+				last = time.Now()
+				rate := float64(done) / time.Since(start).Seconds()
+				fmt.Fprintf(progressWriter(), "\r%s: %d/%d samples (%.1f/s)   ", stage, done, total, rate)
+				if done == total {
+					fmt.Fprintln(progressWriter())
+					start = time.Now()
+				}
+			}
+		}})
+	if err != nil {
+		return nil, err
+	}
+	if out, _ := c.Flags().GetString("save-votes"); out != "" {
+		if err := vf.Save(out); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(progressWriter(), "votes saved to %s\n", out)
+	}
+	return vf, nil
+}
+
+// modelPredictor classifies every node of a perturbed graph (preprocessing
+// recomputed) by the argmax of the model's logits.
+func modelPredictor(m model.Model, p *problem) certify.Predictor {
+	return certify.PredictorFunc(func(adj, feats *tensor.CSR) ([]int32, error) {
+		x := p.X
+		if feats != p.Graph.Features {
+			x = autograd.NewSparse(feats)
+		}
+		g, err := m.Preprocess(adj, feats)
+		if err != nil {
+			return nil, err
+		}
+		logits := train.Predict(m, g, x)
+		pred := make([]int32, logits.Rows)
+		for i := range pred {
+			pred[i] = int32(logits.ArgmaxRow(i))
+		}
+		return pred, nil
+	})
+}
