@@ -49,7 +49,6 @@ type degreeBinReport struct {
 	AvgRadiusDel              float64 `json:"avg_radius_del"`
 }
 
-
 func newCertifyCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "certify",
