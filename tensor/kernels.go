@@ -75,8 +75,29 @@ func matMulBT(dst, a, b *Dense, acc bool) {
 func MatMulAT(dst, a, b *Dense, acc bool) {
 	checkMul("MatMulAT", a.Cols, a.Rows, b.Rows, b.Cols, dst, a.Cols, b.Cols)
 	if b.Cols < smallDim {
-		// Narrow b: long dot products over the rows of a and b.
-		matMulBT(dst, transposeDense(a), transposeDense(b), acc)
+		// Narrow b (e.g. the last layer's weight gradient): accumulate
+		// dstᵀ[j] += b[r][j]·a_r over the rows r in order (vector axpys of
+		// a's long rows), then transpose the small result.
+		nt := b.Cols
+		tr := make([]float32, nt*a.Cols)
+		for r := 0; r < a.Rows; r++ {
+			arow := a.Data[r*a.Cols : (r+1)*a.Cols]
+			for j, bv := range b.Data[r*nt : (r+1)*nt] {
+				if bv != 0 {
+					axpy(tr[j*a.Cols:(j+1)*a.Cols], arow, bv)
+				}
+			}
+		}
+		for i := 0; i < a.Cols; i++ {
+			out := dst.Data[i*nt : (i+1)*nt]
+			for j := range out {
+				if acc {
+					out[j] += tr[j*a.Cols+i]
+				} else {
+					out[j] = tr[j*a.Cols+i]
+				}
+			}
+		}
 		return
 	}
 	n := b.Cols
@@ -119,7 +140,7 @@ func SpMM(dst *Dense, a *CSR, x *Dense, acc bool) {
 		panic(fmt.Sprintf("tensor.SpMM: %d×%d CSR · %s into %s", a.Rows, a.Cols, x.Shape(), dst.Shape()))
 	}
 	n := x.Cols
-	Parallel(a.Rows, func(lo, hi int) {
+	parallelByNnz(a, func(lo, hi int) {
 		if spmmRows(dst, a, x, acc, lo, hi) {
 			return
 		}

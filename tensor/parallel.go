@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -40,6 +41,36 @@ func ParallelChunks(n, grain int, fn func(lo, hi int)) {
 			defer wg.Done()
 			fn(lo, hi)
 		}(lo, hi)
+	}
+	wg.Wait()
+}
+
+// parallelByNnz is Parallel for sparse kernels: the rows of a are cut into
+// contiguous ranges holding about the same number of entries (skewed
+// degree distributions would otherwise leave one goroutine idle).
+func parallelByNnz(a *CSR, fn func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	nnz := a.Nnz()
+	if workers <= 1 || a.Rows < 2*minRowsPerChunk || nnz == 0 {
+		fn(0, a.Rows)
+		return
+	}
+	chunks := 4 * workers // a little slack for uneven rows
+	var wg sync.WaitGroup
+	lo := 0
+	for c := 1; c <= chunks && lo < a.Rows; c++ {
+		target := nnz * c / chunks
+		hi, _ := slices.BinarySearch(a.Indptr, target)
+		hi = min(max(hi, lo+1), a.Rows)
+		if c == chunks {
+			hi = a.Rows
+		}
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, hi)
+		lo = hi
 	}
 	wg.Wait()
 }
