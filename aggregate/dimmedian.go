@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"math"
 	"slices"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -25,33 +26,27 @@ type DimMedian struct {
 func (m *DimMedian) Name() string { return "dimmedian" }
 
 // medianPicks fills pick (d entries) with the weighted median entry of row r
-// per dimension.
-func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []int32, order []int) []int {
+// per dimension. Each (value, entry) pair is packed into one uint64 whose
+// order is the value's order with ties broken by entry position (column
+// ascending), so a plain integer sort does the work.
+func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []int32, keys []uint64) []uint64 {
 	lo, hi := a.Indptr[r], a.Indptr[r+1]
 	for c := range pick {
 		pick[c] = -1
 	}
 	if hi == lo {
-		return order
+		return keys
 	}
 	for c := range pick {
-		order = order[:0]
+		keys = keys[:0]
 		for p := lo; p < hi; p++ {
-			order = append(order, p)
+			keys = append(keys, uint64(orderedBits(x.At(int(a.Indices[p]), c)))<<32|uint64(p-lo))
 		}
-		slices.SortStableFunc(order, func(p, q int) int {
-			xp, xq := x.At(int(a.Indices[p]), c), x.At(int(a.Indices[q]), c)
-			if xp < xq {
-				return -1
-			}
-			if xp > xq {
-				return 1
-			}
-			return 0
-		})
+		slices.Sort(keys)
 		var cum float64
-		chosen := order[len(order)-1]
-		for _, p := range order {
+		chosen := lo + int(keys[len(keys)-1]&0xffffffff)
+		for _, k := range keys {
+			p := lo + int(k&0xffffffff)
 			cum += float64(a.Values[p])
 			if cum >= total/2 {
 				chosen = p
@@ -60,7 +55,17 @@ func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []in
 		}
 		pick[c] = int32(chosen)
 	}
-	return order
+	return keys
+}
+
+// orderedBits maps a float32 to a uint32 with the same order (negative
+// values flipped, −0 before +0).
+func orderedBits(v float32) uint32 {
+	b := math.Float32bits(v)
+	if b&0x80000000 != 0 {
+		return ^b
+	}
+	return b | 0x80000000
 }
 
 // Forward implements Aggregator.
@@ -72,10 +77,10 @@ func (m *DimMedian) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 	d := x.Cols
 	st.pick = grow(st.pick, a.Rows*d)
 	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var order []int
+		var keys []uint64
 		for r := lo; r < hi; r++ {
 			pick := st.pick[r*d : (r+1)*d]
-			order = medianPicks(a, x, r, st.rowSum[r], pick, order)
+			keys = medianPicks(a, x, r, st.rowSum[r], pick, keys)
 			o := out.Row(r)
 			for c, p := range pick {
 				if p < 0 {

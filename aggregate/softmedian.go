@@ -45,13 +45,13 @@ func (m *SoftMedian) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 	st.norm = grow(st.norm, a.Rows)
 	sqrtD := math.Sqrt(float64(d))
 	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var order []int
+		var keys []uint64
 		var z []float64
 		for r := lo; r < hi; r++ {
 			o := out.Row(r)
 			clear(o)
 			pick := st.pick[r*d : (r+1)*d]
-			order = medianPicks(a, x, r, st.rowSum[r], pick, order)
+			keys = medianPicks(a, x, r, st.rowSum[r], pick, keys)
 			k0, k1 := a.Indptr[r], a.Indptr[r+1]
 			if k0 == k1 {
 				st.norm[r] = 0
