@@ -67,7 +67,11 @@ func TestCertifyCommand(t *testing.T) {
 	if _, err := runRoot(t, "certify", "--data-dir", dataDir, "--votes", own, "--p-del", "0.3"); !errors.As(err, &ue) {
 		t.Errorf("contradicting --p-del: %v, want a usage error", err)
 	}
-	if _, err := runRoot(t, "certify", "--votes", own, "--model", "gcn"); !errors.As(err, &ue) {
-		t.Errorf("--model: %v, want a usage error", err)
+	// Sampling needs exactly one of --weights and --train, and the flip probabilities.
+	if _, err := runRoot(t, "certify", "--data-dir", dataDir, "--model", "gcn", "--p-add", "0", "--p-del", "0.4"); !errors.As(err, &ue) {
+		t.Errorf("--model without --weights/--train: %v, want a usage error", err)
+	}
+	if _, err := runRoot(t, "certify", "--data-dir", dataDir, "--model", "gcn", "--train"); !errors.As(err, &ue) {
+		t.Errorf("--train without --p-add/--p-del: %v, want a usage error", err)
 	}
 }
