@@ -104,15 +104,33 @@ func (t *Tape) unary(x *Var, f func(float32) float32, df func(x, y float32) floa
 	return out
 }
 
-// ReLU returns max(x, 0) (derivative 0 at 0, as PyTorch).
+// ReLU returns max(x, 0) (derivative 0 at 0, as PyTorch). Specialised
+// rather than built on unary: it sits on every model's hot path.
 func (t *Tape) ReLU(x *Var) *Var {
-	return t.unary(x, func(v float32) float32 { return max(v, 0) },
-		func(x, _ float32) float32 {
-			if x > 0 {
-				return 1
+	out := t.newVar(x.Value.Rows, x.Value.Cols)
+	c := x.Value.Cols
+	tensor.Parallel(x.Value.Rows, func(lo, hi int) {
+		xs, ys := x.Value.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c]
+		for i, v := range xs {
+			ys[i] = max(v, 0)
+		}
+	})
+	t.record(out, func() {
+		g := out.grad
+		if g == nil {
+			return
+		}
+		gx := t.gradOf(x)
+		tensor.Parallel(x.Value.Rows, func(lo, hi int) {
+			ys, gs, gxs := out.Value.Data[lo*c:hi*c], g.Data[lo*c:hi*c], gx.Data[lo*c:hi*c]
+			for i, y := range ys {
+				if y > 0 {
+					gxs[i] += gs[i]
+				}
 			}
-			return 0
 		})
+	}, x)
+	return out
 }
 
 // LeakyReLU returns x for x > 0 and slope·x otherwise.
@@ -252,10 +270,19 @@ func (t *Tape) Dropout(x *Var, p float64, seed uint64) *Var {
 		md, od, xd := mask.Data, out.Value.Data, x.Value.Data
 		for q := lo; q < hi; q++ {
 			h := splitmix64(seed + uint64(q)*0x9e3779b97f4a7c15)
-			for e := q * 4; e < min(q*4+4, n); e++ {
+			e0 := q * 4
+			if e0+4 <= n {
 				// keep = 1 iff the 16-bit coin ≥ thr, without a branch.
-				keep := uint32(^(int32(h&0xffff) - thr)) >> 31
-				m := scale * float32(keep)
+				m0 := scale * float32(uint32(^(int32(h&0xffff)-thr))>>31)
+				m1 := scale * float32(uint32(^(int32(h>>16&0xffff)-thr))>>31)
+				m2 := scale * float32(uint32(^(int32(h>>32&0xffff)-thr))>>31)
+				m3 := scale * float32(uint32(^(int32(h>>48&0xffff)-thr))>>31)
+				md[e0], md[e0+1], md[e0+2], md[e0+3] = m0, m1, m2, m3
+				od[e0], od[e0+1], od[e0+2], od[e0+3] = xd[e0]*m0, xd[e0+1]*m1, xd[e0+2]*m2, xd[e0+3]*m3
+				continue
+			}
+			for e := e0; e < n; e++ {
+				m := scale * float32(uint32(^(int32(h&0xffff)-thr))>>31)
 				md[e] = m
 				od[e] = xd[e] * m
 				h >>= 16
