@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rgnn/rgnn/aggregate"
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/internal/fixture"
@@ -64,7 +65,9 @@ func newEpochBench(b *testing.B, name string, dataset string) *epochBench {
 		}
 		adj, x, labels, classes = g.Adj, g.Features, g.Labels, g.NumClasses
 	}
-	m, err := model.Default(nil).New(name, x.Cols, classes, model.Options{})
+	m, err := model.Default(func(n string, o model.Options) (autograd.Aggregator, error) {
+		return aggregate.ForModel(n, o.K, o.Temperature, o.Normalization)
+	}).New(name, x.Cols, classes, model.Options{Temperature: 0.5})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,6 +95,12 @@ func BenchmarkGCNEpoch(b *testing.B) {
 	for _, ds := range []string{"cora_ml", "citeseer"} {
 		b.Run(ds, func(b *testing.B) { benchEpoch(b, newEpochBench(b, "gcn", ds)) })
 	}
+}
+
+// BenchmarkSMGDCEpoch is BenchmarkGCNEpoch for Soft Medoid GDC (T = 0.5,
+// k = 64; the GDC graph is computed once).
+func BenchmarkSMGDCEpoch(b *testing.B) {
+	b.Run("cora_ml", func(b *testing.B) { benchEpoch(b, newEpochBench(b, "sm_gdc", "cora_ml")) })
 }
 
 func benchEpoch(b *testing.B, e *epochBench) {
