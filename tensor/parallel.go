@@ -55,7 +55,7 @@ func parallelByNnz(a *CSR, fn func(lo, hi int)) {
 		fn(0, a.Rows)
 		return
 	}
-	chunks := 4 * workers // a little slack for uneven rows
+	chunks := workers
 	var wg sync.WaitGroup
 	lo := 0
 	for c := 1; c <= chunks && lo < a.Rows; c++ {
