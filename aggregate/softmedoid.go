@@ -332,21 +332,9 @@ func (m *SoftKMedoid) Backward(state any, gradOut, gradX *tensor.Dense, gradVals
 				cm := grow(ws.c, nk*nk)
 				ws.c = cm
 				for i := 0; i < nk; i++ {
-					cm[i*nk+i] = 0
-					for j := i + 1; j < nk; j++ {
-						var v float32
-						if dab := dist[i*nk+j]; dab > 0 {
-							v = (gc32[i]*w[j] + gc32[j]*w[i]) / dab
-						}
-						cm[i*nk+j], cm[j*nk+i] = v, v
-					}
-				}
-				for i := 0; i < nk; i++ {
-					var rs float32
-					for _, v := range cm[i*nk : (i+1)*nk] {
-						rs += v
-					}
-					cm[i*nk+i] = -rs
+					row := cm[i*nk : (i+1)*nk]
+					rs := tensor.PairCoef(row, dist[i*nk:(i+1)*nk], w, gc32, gc32[i], w[i])
+					row[i] = -rs // the diagonal distance is 0, so row[i] was 0
 				}
 				tmp := grow(ws.tmp, nk*d)
 				ws.tmp = tmp

@@ -265,3 +265,19 @@ func GramToDist(g, nb []float32, na float32) {
 		g[j] = float32(math.Sqrt(float64(v)))
 	}
 }
+
+// PairCoef fills dst[j] = (ga·w[j] + g[j]·wa) / dist[j] (0 where dist[j] ≤ 0)
+// and returns Σ_j dst[j]: one row of the Soft Medoid's pairwise gradient
+// coefficients.
+func PairCoef(dst, dist, w, g []float32, ga, wa float32) float32 {
+	done, sum := pairCoefVec(dst, dist, w, g, ga, wa)
+	for j := done; j < len(dst); j++ {
+		var v float32
+		if dist[j] > 0 {
+			v = (ga*w[j] + g[j]*wa) / dist[j]
+		}
+		dst[j] = v
+		sum += v
+	}
+	return sum
+}

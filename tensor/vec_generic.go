@@ -22,3 +22,5 @@ func sqDist(x, y []float32) float32 { return sqDistGeneric(x, y) }
 func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool { return false }
 
 func gramToDistVec(g, nb []float32, na float32) int { return 0 }
+
+func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) { return 0, 0 }

@@ -241,3 +241,24 @@ func gramToDistVec(g, nb []float32, na float32) int {
 	}
 	return n
 }
+
+// pairCoefVec is PairCoef 8 lanes at a time (division by zero is masked).
+func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) {
+	if !useAVX2 {
+		return 0, 0
+	}
+	n := len(dst) &^ 7
+	a := archsimd.BroadcastFloat32x8(ga)
+	b := archsimd.BroadcastFloat32x8(wa)
+	var zero, acc archsimd.Float32x8
+	for j := 0; j < n; j += 8 {
+		d := archsimd.LoadFloat32x8Slice(dist[j:])
+		num := archsimd.LoadFloat32x8Slice(w[j:]).Mul(a).Add(archsimd.LoadFloat32x8Slice(g[j:]).Mul(b))
+		v := num.Div(d).Masked(d.Greater(zero))
+		v.StoreSlice(dst[j:])
+		acc = acc.Add(v)
+	}
+	var buf [8]float32
+	acc.StoreSlice(buf[:])
+	return n, ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
+}
