@@ -176,7 +176,7 @@ func (ws *workspace) weights(sel []int, a *tensor.CSR) []float32 {
 
 // gramMin is the neighbourhood size from which distances come from the Gram
 // matrix (‖a‖² + ‖b‖² − 2a·b, one small matrix product) instead of one
-// difference per pair. Below it, and for d not a multiple of 32, the exact
+// difference per pair. Below it the exact
 // pairwise form is used. The Gram form rounds differently in the last
 // digits (like the reference's dense CPU path); self-distances are exactly 0.
 const gramMin = 16
@@ -188,7 +188,7 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense) []floa
 	ws.gather(sel, a, x)
 	ws.dist = grow(ws.dist, nk*nk)
 	dist := ws.dist
-	if nk < gramMin || d%32 != 0 {
+	if nk < gramMin {
 		for i := 0; i < nk; i++ {
 			dist[i*nk+i] = 0
 			xi := ws.xs[i*d : (i+1)*d]
