@@ -80,6 +80,12 @@ func newModel(c *cobra.Command, p *problem, seed uint64) (model.Model, error) {
 	o.Hidden, _ = c.Flags().GetInt("hidden")
 	o.Normalization, _ = c.Flags().GetString("normalization")
 	o.PPREps, _ = c.Flags().GetFloat64("ppr-eps")
+	// Zero option values mean "reference default" in the library; on the
+	// command line an explicit zero is a mistake.
+	if !(o.Temperature > 0) || o.K < 1 || o.Hidden < 1 || o.PPREps < 0 {
+		return nil, usagef("--temperature must be > 0, --k and --hidden ≥ 1, --ppr-eps ≥ 0 (got %v, %d, %d, %v)",
+			o.Temperature, o.K, o.Hidden, o.PPREps)
+	}
 	reg := modelRegistry()
 	if _, ok := reg.Lookup(name); !ok {
 		return nil, usagef("unknown model %q (known: %s)", name, strings.Join(reg.Names(), ", "))
