@@ -265,7 +265,7 @@ func (t *Tape) Dropout(x *Var, p float64, seed uint64) *Var {
 	mask := t.alloc(x.Value.Rows, x.Value.Cols)
 	scale := float32(1 / (1 - p))
 	thr := int32(math.Round(p * 65536))
-	n := len(x.Value.Data)
+	n, c := len(x.Value.Data), x.Value.Cols
 	tensor.ParallelChunks((n+3)/4, 1024, func(lo, hi int) {
 		md, od, xd := mask.Data, out.Value.Data, x.Value.Data
 		for q := lo; q < hi; q++ {
@@ -293,10 +293,12 @@ func (t *Tape) Dropout(x *Var, p float64, seed uint64) *Var {
 		if out.grad == nil {
 			return
 		}
-		gx := t.gradOf(x).Data
-		for i, g := range out.grad.Data {
-			gx[i] += g * mask.Data[i]
-		}
+		gx, g := t.gradOf(x).Data, out.grad.Data
+		tensor.Parallel(x.Value.Rows, func(lo, hi int) {
+			for i := lo * c; i < hi*c; i++ {
+				gx[i] += g[i] * mask.Data[i]
+			}
+		})
 	}, x)
 	return out
 }
