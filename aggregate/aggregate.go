@@ -184,3 +184,16 @@ func grow[T any](s []T, n int) []T {
 	}
 	return s[:n]
 }
+
+// addRowScaleGrad adds ∂L/∂(row sum) = g·y to the gradient of every entry of
+// row r: each aggregation is y scaled by the row sum Σ_j A_rj, so every
+// entry of the row receives g·y (y = out/rowSum, the unscaled aggregate).
+func addRowScaleGrad(gradVals []float32, a *tensor.CSR, r int, g, out []float32, rowSum float64) {
+	if gradVals == nil || rowSum == 0 {
+		return
+	}
+	gy := float32(float64(tensor.Dot(g, out)) / rowSum)
+	for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
+		gradVals[k] += gy
+	}
+}

@@ -109,12 +109,7 @@ func (m *DimMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []flo
 			}
 			g := gradOut.Row(r)
 			pick := st.pick[r*d : (r+1)*d]
-			if gradVals != nil && st.rowSum[r] != 0 {
-				gy := float32(float64(tensor.Dot(g, st.out.Row(r))) / st.rowSum[r])
-				for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
-					gradVals[k] += gy
-				}
-			}
+			addRowScaleGrad(gradVals, a, r, g, st.out.Row(r), st.rowSum[r])
 			if gradX == nil {
 				continue
 			}

@@ -109,12 +109,7 @@ func (m *SoftMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []fl
 				continue
 			}
 			g := gradOut.Row(r)
-			if gradVals != nil && scale != 0 {
-				gyv := float64(tensor.Dot(g, st.out.Row(r))) / scale
-				for k := k0; k < k1; k++ {
-					gradVals[k] += float32(gyv)
-				}
-			}
+			addRowScaleGrad(gradVals, a, r, g, st.out.Row(r), scale)
 			for i := range gy {
 				gy[i] = float32(float64(g[i]) * scale)
 			}

@@ -261,12 +261,7 @@ func (m *SoftKMedoid) Backward(state any, gradOut, gradX *tensor.Dense, gradVals
 			g := gradOut.Row(r)
 			scale := st.rowSum[r]
 			// Through the row-sum scale: ∂L/∂A_vj += g · y for every entry.
-			if gradVals != nil && scale != 0 {
-				gyv := float64(tensor.Dot(g, st.out.Row(r))) / scale
-				for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
-					gradVals[k] += float32(gyv)
-				}
-			}
+			addRowScaleGrad(gradVals, a, r, g, st.out.Row(r), scale)
 			if nk == 0 {
 				continue
 			}
