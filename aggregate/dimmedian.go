@@ -42,20 +42,69 @@ func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []in
 		for p := lo; p < hi; p++ {
 			keys = append(keys, uint64(orderedBits(x.At(int(a.Indices[p]), c)))<<32|uint64(p-lo))
 		}
-		slices.Sort(keys)
-		var cum float64
-		chosen := lo + int(keys[len(keys)-1]&0xffffffff)
-		for _, k := range keys {
-			p := lo + int(k&0xffffffff)
-			cum += float64(a.Values[p])
-			if cum >= total/2 {
-				chosen = p
-				break
-			}
-		}
+		chosen := lo + int(weightedSelect(keys, a.Values[lo:hi], total/2)&0xffffffff)
 		pick[c] = int32(chosen)
 	}
 	return keys
+}
+
+// weightedSelect returns the first key in ascending order whose cumulative
+// weight reaches target (the last key if none does). Keys are distinct; the
+// low 32 bits of a key index w. Expected O(len(keys)) by quickselect; small
+// ranges are finished by sorting. keys is reordered.
+func weightedSelect(keys []uint64, w []float32, target float64) uint64 {
+	lo, hi := 0, len(keys)
+	var acc float64 // weight of the keys known to lie below keys[lo:hi]
+	// Partitioning relies on monotone prefix sums: with a negative weight
+	// fall back to sorting the whole range.
+	monotone := true
+	for _, v := range w {
+		if v < 0 {
+			monotone = false
+			break
+		}
+	}
+	for monotone && hi-lo > 24 {
+		// Median-of-three pivot, then a Lomuto partition into < and > parts.
+		m := lo + (hi-lo)/2
+		a, b, c := keys[lo], keys[m], keys[hi-1]
+		pivot := max(min(a, b), min(max(a, b), c))
+		i := lo
+		var wl float64
+		for j := lo; j < hi; j++ {
+			if keys[j] < pivot {
+				keys[i], keys[j] = keys[j], keys[i]
+				wl += float64(w[keys[i]&0xffffffff])
+				i++
+			}
+		}
+		wp := float64(w[pivot&0xffffffff])
+		switch {
+		case acc+wl >= target:
+			hi = i
+		case acc+wl+wp >= target:
+			return pivot
+		default:
+			acc += wl + wp
+			// Move the pivot out of the way: the > part is what remains.
+			k := i
+			for keys[k] != pivot {
+				k++
+			}
+			keys[i], keys[k] = keys[k], keys[i]
+			lo = i + 1
+		}
+	}
+	part := keys[lo:hi]
+	slices.Sort(part)
+	for _, k := range part {
+		acc += float64(w[k&0xffffffff])
+		if acc >= target {
+			return k
+		}
+	}
+	// No prefix reaches the target (e.g. negative weights): the largest key.
+	return slices.Max(keys)
 }
 
 // orderedBits maps a float32 to a uint32 with the same order (negative

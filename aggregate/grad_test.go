@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -123,6 +124,41 @@ func TestDeterministic(t *testing.T) {
 					t.Fatalf("%s: results differ between GOMAXPROCS 1 and 2 at %d", name, i)
 				}
 			}
+		}
+	}
+}
+
+// TestWeightedSelect compares the quickselect weighted median with a sort.
+func TestWeightedSelect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 500; trial++ {
+		n := 1 + rng.IntN(120)
+		w := make([]float32, n)
+		keys := make([]uint64, n)
+		for i := range keys {
+			w[i] = float32(rng.IntN(4)) // zeros and ties in weight
+			if trial%7 == 0 {
+				w[i] = -w[i] // no prefix may reach the target
+			}
+			keys[i] = uint64(orderedBits(float32(rng.IntN(10))))<<32 | uint64(i)
+		}
+		var total float64
+		for _, v := range w {
+			total += float64(v)
+		}
+		sorted := slices.Clone(keys)
+		slices.Sort(sorted)
+		want := sorted[len(sorted)-1]
+		var cum float64
+		for _, k := range sorted {
+			cum += float64(w[k&0xffffffff])
+			if cum >= total/2 {
+				want = k
+				break
+			}
+		}
+		if got := weightedSelect(slices.Clone(keys), w, total/2); got != want {
+			t.Fatalf("trial %d (n=%d): got key %x, want %x", trial, n, got, want)
 		}
 	}
 }

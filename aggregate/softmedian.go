@@ -96,7 +96,7 @@ func (m *SoftMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []fl
 		st.g.reset(a, d)
 	}
 	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var e []float64
+		var e, gs []float64
 		gy := make([]float32, d)
 		gmed := make([]float32, d)
 		for r := lo; r < hi; r++ {
@@ -122,7 +122,7 @@ func (m *SoftMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []fl
 			}
 			// ∂L/∂s_j = A_j/norm (e_j − ē); ∂L/∂A_j (direct) = s_j/norm (e_j − ē).
 			var sg float64
-			gs := make([]float64, k1-k0)
+			gs = grow(gs, k1-k0)
 			for k := k0; k < k1; k++ {
 				i := k - k0
 				gs[i] = float64(a.Values[k]) / norm * (e[i] - ebar)
