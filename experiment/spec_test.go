@@ -1,0 +1,133 @@
+package experiment
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/model"
+)
+
+const specYAML = `
+name: t
+seml: {executable: ignored}
+fixed:
+  dataset: cora_ml
+  train: {max_epochs: 5}      # nested → train.max_epochs? no: see below
+grid:
+  seed: [0, 1]
+  kind: [train, certify]
+  p_del: {type: choice, options: [0.4, 0.6]}
+gcn:
+  fixed: {model: gcn, temperature: 0.7}
+sm:
+  fixed: {model: sm_gdc}
+  grid:
+    temperature: {type: range, min: 0.5, max: 1.5, step: 0.5}
+`
+
+func TestExpandSEMLStyle(t *testing.T) {
+	_, err := Parse([]byte(specYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := Parse([]byte(specYAML))
+	if _, err := e.Expand(DefaultKinds()); err == nil || !strings.Contains(err.Error(), `unknown parameter "train.max_epochs"`) {
+		t.Fatalf("nested fixed should flatten to an unknown dotted name, got %v", err)
+	}
+	e, err = Parse([]byte(strings.Replace(specYAML, "train: {max_epochs: 5}      # nested → train.max_epochs? no: see below", "max_epochs: 5", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := e.Expand(DefaultKinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range runs {
+		count[r.Block+"/"+r.Kind]++
+		if r.Params["max_epochs"] != 5 || r.Params["dataset"] != "cora_ml" {
+			t.Fatalf("fixed params lost: %+v", r.Params)
+		}
+		if r.Kind == "train" {
+			if _, ok := r.Params["p_del"]; ok {
+				t.Fatalf("train run kept certify parameter: %+v", r.Params)
+			}
+		}
+		if r.Block == "gcn" && r.Params["temperature"] != 1.0 {
+			t.Fatalf("gcn keeps a temperature: %+v", r.Params)
+		}
+	}
+	// gcn: 2 seeds train, 2 seeds × 2 p_del certify; sm: × 2 temperatures (0.5, 1.0).
+	want := map[string]int{"gcn/train": 2, "gcn/certify": 4, "sm/train": 4, "sm/certify": 8}
+	for k, v := range want {
+		if count[k] != v {
+			t.Fatalf("run counts %v, want %v", count, want)
+		}
+	}
+	if len(runs) != 18 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for _, bad := range []string{
+		"fixed: {kind: train, bogus: 1}",
+		"fixed: {kind: nope}",
+		"fixed: {kind: train, seed: 0.5}",
+		"grid: {seed: []}\nfixed: {kind: train}",
+		"fixed: {kind: train, seed: 1}\ngrid: {seed: [1, 2]}",
+		"random: {seed: 1}",
+		"fixed: {model: gcn}",
+	} {
+		e, err := Parse([]byte(bad))
+		if err == nil {
+			_, err = e.Expand(DefaultKinds())
+		}
+		if err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestExecuteResumesAndReuses runs a tiny grid twice: the second run does
+// nothing, and eval reuses the train artifact.
+func TestExecuteResumesAndReuses(t *testing.T) {
+	dir := fixture.DataDir(t)
+	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := Parse([]byte(`
+name: tiny
+fixed: {dataset: citeseer, model: gcn, max_epochs: 3}
+grid: {seed: [0, 1], kind: [eval, train, attack]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Store: st, Kinds: DefaultKinds(), Models: model.Default(nil), DataDir: dir}
+	ctx := context.Background()
+	sum, err := Execute(ctx, env, e, RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != 6 || sum.Ran != 4 || sum.Unavailable != 2 || sum.Failed != 0 || len(sum.Notes) != 1 {
+		t.Fatalf("summary %+v", sum)
+	}
+	sum, err = Execute(ctx, env, e, RunOptions{Workers: 2})
+	if err != nil || sum.AlreadyDone != 4 || sum.Ran != 0 {
+		t.Fatalf("second run %+v %v", sum, err)
+	}
+	trains, _ := st.Query(ctx, store.Filter{Kind: "train"})
+	evals, _ := st.Query(ctx, store.Filter{Kind: "eval"})
+	if len(trains) != 2 || len(evals) != 2 {
+		t.Fatalf("%d train, %d eval results", len(trains), len(evals))
+	}
+	for _, ev := range evals {
+		if ev.Metrics["test_accuracy"] != ev.Metrics["clean_accuracy"] {
+			t.Fatalf("eval on the clean graph differs from training: %+v", ev.Metrics)
+		}
+	}
+}
