@@ -13,9 +13,9 @@ import (
 // Param declares one parameter of a task kind and its default. The
 // default's type is the parameter's type: string, bool, int or float64.
 type Param struct {
-	Name    string
-	Default any
-	Help    string
+	Name    string `json:"name"`
+	Default any    `json:"default"`
+	Help    string `json:"help"`
 }
 
 // Output is what a run produces besides its parameters.

@@ -11,5 +11,7 @@ func subcommands() []*cobra.Command {
 		newDataCmd(),
 		newReproduceCmd(),
 		newCertifyCmd(),
+		newRunCmd(),
+		newResultsCmd(),
 	}
 }

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rgnn/rgnn/experiment/store"
+)
+
+func newResultsCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "results",
+		Short: "List, filter and export results from the store (table, CSV, JSON)",
+		Long: `List the results in the store, optionally filtered by kind, experiment and
+parameter values, as a table (default), CSV (--format csv: one column per
+parameter and per scalar metric; list-valued metrics as JSON text) or JSON
+(--json or --format json: every field, artifacts included).
+
+--failures lists runs that failed (they are retried by the next 'rgnn run');
+--check verifies every row's checksum, the database's integrity and every
+artifact's content hash (exit 1 if anything is wrong).`,
+		Example: `  rgnn results --kind certify --where model=sm_gdc --where p_del=0.4
+  rgnn results --format csv > results.csv
+  rgnn results --check`,
+		Args: cobra.NoArgs,
+		RunE: runResults,
+	}
+	addStoreFlag(c)
+	c.Flags().String("kind", "", "only results of this kind (train, eval, certify, attack)")
+	c.Flags().String("experiment", "", "only results recorded by this experiment")
+	c.Flags().StringArray("where", nil, "parameter filter NAME=VALUE (repeatable), e.g. --where model=gcn --where seed=0")
+	c.Flags().String("format", "table", "output format: table, csv or json")
+	c.Flags().Bool("failures", false, "list failed runs instead")
+	c.Flags().Bool("check", false, "verify checksums, database integrity and artifact hashes")
+	addJSONFlag(c)
+	return c
+}
+
+func runResults(c *cobra.Command, _ []string) error {
+	format, _ := c.Flags().GetString("format")
+	if wantJSON(c) {
+		format = "json"
+	}
+	if format != "table" && format != "csv" && format != "json" {
+		return usagef("--format %q: want table, csv or json", format)
+	}
+	f := store.Filter{Params: map[string]string{}}
+	f.Kind, _ = c.Flags().GetString("kind")
+	f.Experiment, _ = c.Flags().GetString("experiment")
+	where, _ := c.Flags().GetStringArray("where")
+	for _, w := range where {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return usagef("--where %q: want NAME=VALUE", w)
+		}
+		f.Params[k] = v
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx := context.Background()
+	w := c.OutOrStdout()
+	if chk, _ := c.Flags().GetBool("check"); chk {
+		probs, err := st.Check(ctx)
+		if err != nil {
+			return err
+		}
+		if format == "json" {
+			if err := writeJSON(w, map[string]any{"ok": len(probs) == 0, "problems": probs}); err != nil {
+				return err
+			}
+		} else {
+			for _, p := range probs {
+				fmt.Fprintln(w, p)
+			}
+		}
+		if len(probs) > 0 {
+			return fmt.Errorf("%s: %d problems", st.Path(), len(probs))
+		}
+		if format != "json" {
+			fmt.Fprintf(w, "%s: ok\n", st.Path())
+		}
+		return nil
+	}
+	if fl, _ := c.Flags().GetBool("failures"); fl {
+		fs, err := st.Failures(ctx)
+		if err != nil {
+			return err
+		}
+		if format == "json" {
+			return writeJSON(w, fs)
+		}
+		for _, f := range fs {
+			fmt.Fprintf(w, "%s %s %s: %s\n", f.Key, f.Kind, f.At.Format("2006-01-02 15:04:05"), f.Error)
+		}
+		return nil
+	}
+	rs, err := st.Query(ctx, f)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		if rs == nil {
+			rs = []store.Result{}
+		}
+		return writeJSON(w, rs)
+	case "csv":
+		return writeResultsCSV(w, rs)
+	}
+	return writeResultsTable(w, rs)
+}
+
+// columns returns the sorted parameter names and scalar/list metric names
+// over the results.
+func columns(rs []store.Result) (params, metrics []string) {
+	ps, ms := map[string]bool{}, map[string]bool{}
+	for _, r := range rs {
+		for k := range r.Params {
+			ps[k] = true
+		}
+		for k := range r.Metrics {
+			ms[k] = true
+		}
+	}
+	for k := range ps {
+		params = append(params, k)
+	}
+	for k := range ms {
+		metrics = append(metrics, k)
+	}
+	sort.Strings(params)
+	sort.Strings(metrics)
+	return params, metrics
+}
+
+func cell(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return t
+	case float64:
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func writeResultsCSV(w io.Writer, rs []store.Result) error {
+	params, metrics := columns(rs)
+	cw := csv.NewWriter(w)
+	head := []string{"key", "kind", "experiment", "finished", "seconds"}
+	head = append(head, params...)
+	for _, m := range metrics {
+		head = append(head, "metric."+m)
+	}
+	cw.Write(head)
+	for _, r := range rs {
+		row := []string{r.Key, r.Kind, r.Experiment, r.Finished.Format("2006-01-02T15:04:05Z07:00"), cell(r.Seconds)}
+		for _, p := range params {
+			row = append(row, cell(r.Params[p]))
+		}
+		for _, m := range metrics {
+			row = append(row, cell(r.Metrics[m]))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeResultsTable prints the parameters that vary between the listed
+// results and the scalar headline metrics.
+func writeResultsTable(w io.Writer, rs []store.Result) error {
+	if len(rs) == 0 {
+		fmt.Fprintln(w, "0 results")
+		return nil
+	}
+	params, metrics := columns(rs)
+	var vary []string
+	for _, p := range params {
+		first := cell(rs[0].Params[p])
+		for _, r := range rs[1:] {
+			if cell(r.Params[p]) != first {
+				vary = append(vary, p)
+				break
+			}
+		}
+	}
+	var scalar []string
+	for _, m := range metrics {
+		ok := false
+		for _, r := range rs {
+			if _, isNum := r.Metrics[m].(float64); isNum {
+				ok = true
+			}
+		}
+		if ok {
+			scalar = append(scalar, m)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "KEY\tKIND")
+	for _, p := range vary {
+		fmt.Fprint(tw, "\t"+p)
+	}
+	for _, m := range scalar {
+		fmt.Fprint(tw, "\t"+m)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s", r.Key, r.Kind)
+		for _, p := range vary {
+			fmt.Fprint(tw, "\t"+cell(r.Params[p]))
+		}
+		for _, m := range scalar {
+			s := ""
+			if v, ok := r.Metrics[m].(float64); ok {
+				s = strconv.FormatFloat(v, 'g', 5, 64)
+			}
+			fmt.Fprint(tw, "\t"+s)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d results\n", len(rs))
+	return nil
+}

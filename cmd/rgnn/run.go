@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rgnn/rgnn/experiment"
+	"github.com/rgnn/rgnn/experiment/store"
+)
+
+const defaultStore = "results/results.db"
+
+func addStoreFlag(c *cobra.Command) {
+	c.Flags().String("store", defaultStore, "results database (SQLite); artifacts live in the \"artifacts\" folder beside it")
+}
+
+func openStore(c *cobra.Command) (*store.Store, error) {
+	path, _ := c.Flags().GetString("store")
+	if path == "" {
+		return nil, usagef("--store must not be empty")
+	}
+	return store.Open(path)
+}
+
+func newRunCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "run EXPERIMENT.yaml",
+		Short: "Run an experiment grid (resumable; results go to the store)",
+		Long: `Expand an experiment file (SEML-style: fixed and grid blocks, named sub-blocks
+per model) into runs, skip those whose results are already in the store, and
+run the rest on a worker pool with progress on stderr.
+
+Each run has a kind (train, eval, certify, attack) and is keyed by the hash of
+its kind and parameters. Runs that need trained weights (eval, certify,
+attack) take them from the store's train result with the same model and
+training parameters, or train it first (once) and record it. Every result is
+committed in its own transaction after its artifacts are written, so the run
+can be interrupted at any moment (Ctrl-C, kill -9) and resumed by running the
+same command again.
+
+Example experiment file (see experiments/ for the paper's evaluation):
+
+  name: cora_gcn_vs_sm
+  fixed: {dataset: cora_ml, p_del: 0.4, samples: 1000}
+  grid:
+    seed: [0, 1, 5]
+    kind: [train, certify]
+  gcn:
+    fixed: {model: gcn}
+  sm_gdc:
+    fixed: {model: sm_gdc}
+    grid: {temperature: [0.5, 1.0]}
+
+'rgnn run --list-kinds' prints every kind's parameters and defaults.`,
+		Example: `  rgnn run experiments/cora_ml_certify.yaml --store results/results.db
+  rgnn run exp.yaml --dry-run
+  rgnn run exp.yaml --workers 2 --only train`,
+		Args: func(c *cobra.Command, args []string) error {
+			if l, _ := c.Flags().GetBool("list-kinds"); l {
+				return nil
+			}
+			if len(args) != 1 {
+				return usagef("want exactly one experiment file, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: runRun,
+	}
+	addStoreFlag(c)
+	c.Flags().Int("workers", 1, "runs executed concurrently")
+	c.Flags().Int("sample-workers", 0, "goroutines per certify run's sampling (default GOMAXPROCS / workers)")
+	c.Flags().StringSlice("only", nil, "run only these kinds (e.g. --only train,certify)")
+	c.Flags().Bool("dry-run", false, "list the runs and whether they are done, run nothing")
+	c.Flags().Bool("list-kinds", false, "print the task kinds and their parameters")
+	c.Flags().Duration("status-every", 30*time.Second, "print a status line this often (0: never)")
+	addJSONFlag(c)
+	return c
+}
+
+func newEnv(c *cobra.Command, st *store.Store) *experiment.Env {
+	return &experiment.Env{Store: st, Kinds: experiment.DefaultKinds(), Models: modelRegistry(),
+		DataDir: dataDir(c), Log: progressWriter()}
+}
+
+func runRun(c *cobra.Command, args []string) error {
+	kinds := experiment.DefaultKinds()
+	if l, _ := c.Flags().GetBool("list-kinds"); l {
+		return listKinds(c, kinds)
+	}
+	e, err := experiment.ParseFile(args[0])
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return usageError{err}
+		}
+		return err
+	}
+	runs, err := e.Expand(kinds)
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %w", args[0], err)}
+	}
+	workers, _ := c.Flags().GetInt("workers")
+	sw, _ := c.Flags().GetInt("sample-workers")
+	if workers < 1 || sw < 0 {
+		return usagef("--workers must be ≥ 1 and --sample-workers ≥ 0")
+	}
+	only, _ := c.Flags().GetStringSlice("only")
+	for _, k := range only {
+		if _, ok := kinds.Lookup(k); !ok {
+			return usagef("--only: unknown kind %q (known: %s)", k, strings.Join(kinds.Names(), ", "))
+		}
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if dry, _ := c.Flags().GetBool("dry-run"); dry {
+		return dryRun(c, st, e, runs)
+	}
+	env := newEnv(c, st)
+	env.SampleWorkers = sw
+	if sw == 0 {
+		env.SampleWorkers = max(1, runtime.GOMAXPROCS(0)/workers)
+	}
+	every, _ := c.Flags().GetDuration("status-every")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := experiment.Execute(ctx, env, e, experiment.RunOptions{Workers: workers, Progress: progressWriter(),
+		StatusEvery: every, Only: only})
+	if err != nil {
+		return err
+	}
+	if wantJSON(c) {
+		if err := writeJSON(c.OutOrStdout(), sum); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.OutOrStdout(), "%s: %d runs: %d already done, %d ran, %d failed, %d unavailable (%.1f s); store %s\n",
+			sum.Experiment, sum.Total, sum.AlreadyDone, sum.Ran, sum.Failed, sum.Unavailable, sum.Seconds, st.Path())
+		for _, n := range sum.Notes {
+			fmt.Fprintf(c.OutOrStdout(), "note: %s\n", n)
+		}
+	}
+	if sum.Failed > 0 {
+		return fmt.Errorf("%d runs failed (see 'rgnn results --failures --store %s'); rerun to retry them", sum.Failed, st.Path())
+	}
+	return nil
+}
+
+type dryRunRow struct {
+	Key    string       `json:"key"`
+	Kind   string       `json:"kind"`
+	Block  string       `json:"block"`
+	Done   bool         `json:"done"`
+	Params store.Params `json:"params"`
+}
+
+func dryRun(c *cobra.Command, st *store.Store, e *experiment.Experiment, runs []experiment.Run) error {
+	keys := make([]string, len(runs))
+	for i, r := range runs {
+		keys[i] = r.Key
+	}
+	done, err := st.Has(context.Background(), keys)
+	if err != nil {
+		return err
+	}
+	rows := make([]dryRunRow, len(runs))
+	for i, r := range runs {
+		rows[i] = dryRunRow{Key: r.Key, Kind: r.Kind, Block: r.Block, Done: done[r.Key], Params: r.Params}
+	}
+	if wantJSON(c) {
+		return writeJSON(c.OutOrStdout(), rows)
+	}
+	tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tSTATE\tBLOCK\tRUN")
+	for i, r := range runs {
+		state := "todo"
+		if rows[i].Done {
+			state = "done"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Key, state, r.Block, r.Label())
+	}
+	tw.Flush()
+	fmt.Fprintf(c.OutOrStdout(), "%s: %d runs, %d done (store %s)\n", e.Name, len(runs), len(done), filepath.Clean(st.Path()))
+	return nil
+}
+
+func listKinds(c *cobra.Command, kinds *experiment.Kinds) error {
+	type kindInfo struct {
+		Name   string             `json:"name"`
+		Doc    string             `json:"doc"`
+		Params []experiment.Param `json:"params"`
+	}
+	var out []kindInfo
+	for _, n := range kinds.Names() {
+		k, _ := kinds.Lookup(n)
+		out = append(out, kindInfo{k.Name, k.Doc, k.Params})
+	}
+	if wantJSON(c) {
+		return writeJSON(c.OutOrStdout(), out)
+	}
+	for _, k := range out {
+		fmt.Fprintf(c.OutOrStdout(), "%s: %s\n", k.Name, k.Doc)
+		tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+		for _, p := range k.Params {
+			fmt.Fprintf(tw, "  %s\t%#v\t%s\n", p.Name, p.Default, p.Help)
+		}
+		tw.Flush()
+	}
+	return nil
+}
