@@ -1,0 +1,19 @@
+// Package report turns the results store into the paper's tables and
+// figures: Markdown tables (Table 1: accumulated certifications, average
+// certifiable radii and accuracy per smoothing distribution; the runtime
+// table; the global-attack table; the Nettack table — mean ± standard error
+// over seeds), figures as PNG and SVG drawn with gonum/plot (certification
+// ratio over the radius, accuracy over the attack budget, the temperature
+// influence, accumulated certifications over the node degree, the bias
+// curve), and one self-contained HTML page with everything (figures embedded
+// as data URIs, no external resources).
+//
+// It reads only the store (package experiment/store). The result rows it
+// understands, by kind:
+//
+//	train    params model, temperature, seed, dataset; metrics test_accuracy, ms_per_epoch, epochs, train_seconds
+//	certify  params p_add, p_del; metrics accumulated_certifications, avg_radius_{add,del}_correct,
+//	         ratio [ra][rd], degree_bins [{min_degree, max_degree, accumulated_certifications}], clean_accuracy
+//	attack   params attack, epsilon; metrics clean_acc, perturbed_acc (attack "nettack" goes to the Nettack table)
+//	bias     params aggregation [, temperature]; metrics epsilon [...], bias [...]
+package report

@@ -1,0 +1,456 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/rgnn/rgnn/experiment/store"
+)
+
+// Figure is one plot, rendered to PNG and SVG.
+type Figure struct {
+	Name    string // file base name
+	Title   string
+	Caption string
+	Plot    *plot.Plot
+}
+
+// Size of every figure.
+const figW, figH = 6 * vg.Inch, 4 * vg.Inch
+
+// Render returns the figure encoded as format ("png" or "svg").
+func (f Figure) Render(format string) ([]byte, error) {
+	w, err := f.Plot.WriterTo(figW, figH, format)
+	if err != nil {
+		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	var b bytes.Buffer
+	if _, err := w.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.XOffs = -vg.Points(6)
+	p.Legend.YOffs = -vg.Points(6)
+	return p
+}
+
+// meanCurve averages curves of possibly different lengths (missing tail
+// values count as 0, which is what an unreachable radius certifies).
+func meanCurve(curves [][]float64) []float64 {
+	n := 0
+	for _, c := range curves {
+		n = max(n, len(c))
+	}
+	out := make([]float64, n)
+	for _, c := range curves {
+		for i, v := range c {
+			out[i] += v
+		}
+	}
+	for i := range out {
+		out[i] /= float64(len(curves))
+	}
+	return out
+}
+
+// ratioCurve extracts R(r, 0) (additions) or R(0, r) (deletions) from a
+// certify result's ratio grid.
+func ratioCurve(r store.Result, add bool) []float64 {
+	grid, _ := r.Metrics["ratio"].([]any)
+	if len(grid) == 0 {
+		return nil
+	}
+	if add {
+		out := make([]float64, len(grid))
+		for i, row := range grid {
+			out[i] = floats(row)[0]
+		}
+		return out
+	}
+	return floats(grid[0])
+}
+
+// certRatioFigures: certification ratio over the radius, one figure per
+// dataset and smoothing distribution, one line per model (mean over seeds).
+// Add-only distributions plot R(r_a, 0), the others R(0, r_d).
+func certRatioFigures(rs []store.Result) ([]Figure, error) {
+	var out []Figure
+	ds, by := byDataset(ofKind(rs, "certify"))
+	for _, d := range ds {
+		groups := map[pPair]map[modelKey][][]float64{}
+		for _, r := range by[d] {
+			p := pPair{num(r.Params, "p_add"), num(r.Params, "p_del")}
+			if groups[p] == nil {
+				groups[p] = map[modelKey][][]float64{}
+			}
+			add := p.Del == 0
+			groups[p][keyOf(r)] = append(groups[p][keyOf(r)], ratioCurve(r, add))
+		}
+		for _, p := range sortedPairs(groups) {
+			xl := "deletion radius r_d (r_a = 0)"
+			if p.Del == 0 {
+				xl = "addition radius r_a (r_d = 0)"
+			}
+			pl := newPlot(fmt.Sprintf("%s, %s", d, p.plain()), xl, "certification ratio R")
+			pl.Y.Min, pl.Y.Max = 0, 1
+			pl.X.Tick.Marker = integerTicks{}
+			var series []any
+			for _, mk := range sortedModelKeys(groups[p]) {
+				c := meanCurve(groups[p][mk])
+				xy := make(plotter.XYs, len(c))
+				for i, v := range c {
+					xy[i] = plotter.XY{X: float64(i), Y: v}
+				}
+				series = append(series, mk.Label(), xy)
+			}
+			if err := plotutil.AddLinePoints(pl, series...); err != nil {
+				return nil, err
+			}
+			out = append(out, Figure{Name: "cert_ratio_" + slugify(d) + "_" + p.slug(), Title: pl.Title.Text, Plot: pl,
+				Caption: "Certification ratio over the radius (radius 0 is the smoothed accuracy), mean over seeds."})
+		}
+	}
+	return out, nil
+}
+
+func sortedPairs[V any](m map[pPair]V) []pPair {
+	var ps []pPair
+	for p := range m {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].less(ps[j]) })
+	return ps
+}
+
+func sortedModelKeys[V any](m map[modelKey]V) []modelKey {
+	set := map[modelKey]bool{}
+	for k := range m {
+		set[k] = true
+	}
+	return sortedKeys(set)
+}
+
+// degreeFigures: accumulated certifications over the node degree (equal
+// frequency bins), one figure per dataset and smoothing distribution, one
+// line per model, bins labelled by their degree range (of the first seed).
+func degreeFigures(rs []store.Result) ([]Figure, error) {
+	var out []Figure
+	ds, by := byDataset(ofKind(rs, "certify"))
+	for _, d := range ds {
+		type acc struct {
+			curves [][]float64
+			labels []string
+		}
+		groups := map[pPair]map[modelKey]*acc{}
+		for _, r := range by[d] {
+			bins, _ := r.Metrics["degree_bins"].([]any)
+			if len(bins) == 0 {
+				continue
+			}
+			p := pPair{num(r.Params, "p_add"), num(r.Params, "p_del")}
+			if groups[p] == nil {
+				groups[p] = map[modelKey]*acc{}
+			}
+			a := groups[p][keyOf(r)]
+			if a == nil {
+				a = &acc{}
+				groups[p][keyOf(r)] = a
+			}
+			var c []float64
+			var labels []string
+			for _, b := range bins {
+				bm, _ := b.(map[string]any)
+				c = append(c, num(bm, "accumulated_certifications"))
+				lo, hi := num(bm, "min_degree"), num(bm, "max_degree")
+				if lo == hi {
+					labels = append(labels, fmt.Sprintf("%g", lo))
+				} else {
+					labels = append(labels, fmt.Sprintf("%g–%g", lo, hi))
+				}
+			}
+			a.curves = append(a.curves, c)
+			if len(labels) > len(a.labels) {
+				a.labels = labels
+			}
+		}
+		for _, p := range sortedPairs(groups) {
+			pl := newPlot(fmt.Sprintf("%s, %s", d, p.plain()), "node degree (equal-frequency bins)", "accumulated certifications")
+			var series []any
+			var labels []string
+			for _, mk := range sortedModelKeys(groups[p]) {
+				a := groups[p][mk]
+				c := meanCurve(a.curves)
+				xy := make(plotter.XYs, len(c))
+				for i, v := range c {
+					xy[i] = plotter.XY{X: float64(i), Y: v}
+				}
+				series = append(series, mk.Label(), xy)
+				if len(a.labels) > len(labels) {
+					labels = a.labels
+				}
+			}
+			if err := plotutil.AddLinePoints(pl, series...); err != nil {
+				return nil, err
+			}
+			pl.Y.Min = 0
+			pl.X.Tick.Marker = labelTicks(labels)
+			out = append(out, Figure{Name: "accum_certs_degree_" + slugify(d) + "_" + p.slug(), Title: pl.Title.Text, Plot: pl,
+				Caption: "Accumulated certifications over the node degree of the clean graph (equal-frequency binning of the test nodes), mean over seeds."})
+		}
+	}
+	return out, nil
+}
+
+// integerTicks labels integers (every few on long axes).
+type integerTicks struct{}
+
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := 1
+	for (hi-lo)/float64(step) > 12 {
+		step *= 2
+	}
+	var ts []plot.Tick
+	for v := int(math.Ceil(lo)); float64(v) <= hi; v += step {
+		ts = append(ts, plot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
+	}
+	return ts
+}
+
+type labelTicks []string
+
+func (l labelTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for i, s := range l {
+		if float64(i) >= lo-0.5 && float64(i) <= hi+0.5 {
+			ts = append(ts, plot.Tick{Value: float64(i), Label: s})
+		}
+	}
+	return ts
+}
+
+// attackFigures: accuracy over the budget, one figure per dataset and
+// attack, one line per model (ε = 0 is the clean accuracy), mean over seeds.
+func attackFigures(rs []store.Result) ([]Figure, error) {
+	var out []Figure
+	ds, by := byDataset(ofKind(rs, "attack"))
+	for _, d := range ds {
+		attacks := map[string]bool{}
+		for _, r := range by[d] {
+			attacks[str(r.Params, "attack")] = true
+		}
+		var as []string
+		for a := range attacks {
+			as = append(as, a)
+		}
+		sort.Slice(as, func(i, j int) bool { return attackRank(as[i]) < attackRank(as[j]) })
+		for _, a := range as {
+			type pt struct{ clean, pert map[float64][]float64 }
+			models := map[modelKey]*pt{}
+			for _, r := range by[d] {
+				if str(r.Params, "attack") != a {
+					continue
+				}
+				m := models[keyOf(r)]
+				if m == nil {
+					m = &pt{clean: map[float64][]float64{}, pert: map[float64][]float64{}}
+					models[keyOf(r)] = m
+				}
+				seed := num(r.Params, "seed")
+				m.clean[seed] = []float64{num(r.Metrics, "clean_acc")}
+				e := num(r.Params, "epsilon")
+				m.pert[e] = append(m.pert[e], num(r.Metrics, "perturbed_acc"))
+			}
+			pl := newPlot(fmt.Sprintf("%s, %s", d, attackName(a)), "budget ε (fraction of edges)", "test accuracy")
+			var series []any
+			for _, mk := range sortedModelKeys(models) {
+				m := models[mk]
+				var clean []float64
+				for _, v := range m.clean {
+					clean = append(clean, v[0])
+				}
+				c, _ := meanSE(clean)
+				xy := plotter.XYs{{X: 0, Y: c}}
+				var eps []float64
+				for e := range m.pert {
+					eps = append(eps, e)
+				}
+				sort.Float64s(eps)
+				for _, e := range eps {
+					v, _ := meanSE(m.pert[e])
+					xy = append(xy, plotter.XY{X: e, Y: v})
+				}
+				series = append(series, mk.Label(), xy)
+			}
+			if err := plotutil.AddLinePoints(pl, series...); err != nil {
+				return nil, err
+			}
+			pl.Legend.Top = false
+			pl.Legend.Left = true
+			pl.Legend.YOffs = vg.Points(6)
+			pl.Legend.XOffs = vg.Points(6)
+			out = append(out, Figure{Name: "acc_budget_" + slugify(d) + "_" + slugify(a), Title: pl.Title.Text, Plot: pl,
+				Caption: "Test accuracy over the attack budget (ε = 0: clean), mean over seeds."})
+		}
+	}
+	return out, nil
+}
+
+// temperatureFigures: the influence of the temperature T of the Soft
+// Medoid models: accumulated certifications (solid, left) per smoothing
+// distribution and the clean accuracy (dashed), over T, per dataset and
+// model (paper Fig. 6).
+func temperatureFigures(rs []store.Result) ([]Figure, error) {
+	var out []Figure
+	ds, by := byDataset(rs)
+	for _, d := range ds {
+		// model -> series name -> T -> values
+		type series map[string]map[float64][]float64
+		perModel := map[string]series{}
+		for _, r := range by[d] {
+			m := str(r.Params, "model")
+			if !isSoft(m) || str(r.Params, "normalization") == "alt" {
+				continue
+			}
+			T := num(r.Params, "temperature")
+			var name string
+			var v float64
+			switch r.Kind {
+			case "train":
+				name, v = "clean accuracy", num(r.Metrics, "test_accuracy")
+			case "certify":
+				p := pPair{num(r.Params, "p_add"), num(r.Params, "p_del")}
+				name, v = "A.cert. "+p.plain(), num(r.Metrics, "accumulated_certifications")
+			default:
+				continue
+			}
+			if perModel[m] == nil {
+				perModel[m] = series{}
+			}
+			if perModel[m][name] == nil {
+				perModel[m][name] = map[float64][]float64{}
+			}
+			perModel[m][name][T] = append(perModel[m][name][T], v)
+		}
+		var ms []string
+		for m := range perModel {
+			ms = append(ms, m)
+		}
+		sort.Slice(ms, func(i, j int) bool { return rank(ms[i]) < rank(ms[j]) })
+		for _, m := range ms {
+			temps := map[float64]bool{}
+			for _, s := range perModel[m] {
+				for T := range s {
+					temps[T] = true
+				}
+			}
+			if len(temps) < 2 {
+				continue // no influence to show with one temperature
+			}
+			pl := newPlot(fmt.Sprintf("%s, %s: temperature", d, modelNames[m]), "temperature T (log scale)", "accumulated certifications / accuracy")
+			pl.X.Scale = plot.LogScale{}
+			pl.X.Tick.Marker = plot.LogTicks{Prec: -1}
+			var names []string
+			for n := range perModel[m] {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for i, n := range names {
+				var ts []float64
+				for T := range perModel[m][n] {
+					ts = append(ts, T)
+				}
+				sort.Float64s(ts)
+				xy := make(plotter.XYs, len(ts))
+				for j, T := range ts {
+					v, _ := meanSE(perModel[m][n][T])
+					xy[j] = plotter.XY{X: T, Y: v}
+				}
+				l, pts, err := plotter.NewLinePoints(xy)
+				if err != nil {
+					return nil, err
+				}
+				l.Color = plotutil.Color(i)
+				pts.Color = plotutil.Color(i)
+				pts.Shape = plotutil.Shape(i)
+				if n == "clean accuracy" {
+					l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+				}
+				pl.Add(l, pts)
+				pl.Legend.Add(n, l, pts)
+			}
+			out = append(out, Figure{Name: "temperature_" + slugify(d) + "_" + slugify(m), Title: pl.Title.Text, Plot: pl,
+				Caption: "Influence of the temperature T on the accumulated certifications (solid) and the clean accuracy of the base classifier (dashed), mean over seeds."})
+		}
+	}
+	return out, nil
+}
+
+// biasFigures: the bias curve of Figure 3 from results of kind "bias":
+// params {aggregation, ...}, metrics {"epsilon": [...], "bias": [...]}
+// (the fraction of perturbed inputs and the norm of the aggregation's
+// bias). One line per aggregation (and temperature, if given).
+func biasFigures(rs []store.Result) ([]Figure, error) {
+	bs := ofKind(rs, "bias")
+	if len(bs) == 0 {
+		return nil, nil
+	}
+	curves := map[string][][2][]float64{}
+	for _, r := range bs {
+		name := str(r.Params, "aggregation")
+		if name == "" {
+			name = str(r.Params, "model")
+		}
+		if T := num(r.Params, "temperature"); !math.IsNaN(T) {
+			name += fmt.Sprintf(" (T=%g)", T)
+		}
+		curves[name] = append(curves[name], [2][]float64{floats(r.Metrics["epsilon"]), floats(r.Metrics["bias"])})
+	}
+	var names []string
+	for n := range curves {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	pl := newPlot("Bias under perturbation (paper Fig. 3)", "fraction of perturbed inputs ε", "bias ‖μ̂(X̃) − μ̂(X)‖")
+	pl.Legend.Top = true
+	pl.Legend.Left = true
+	pl.Legend.XOffs = vg.Points(6)
+	var series []any
+	for _, n := range names {
+		// Mean over repetitions at equal ε grids (first curve's ε).
+		cs := curves[n]
+		eps := cs[0][0]
+		var ys [][]float64
+		for _, c := range cs {
+			if len(c[1]) == len(eps) {
+				ys = append(ys, c[1])
+			}
+		}
+		y := meanCurve(ys)
+		xy := make(plotter.XYs, min(len(eps), len(y)))
+		for i := range xy {
+			xy[i] = plotter.XY{X: eps[i], Y: y[i]}
+		}
+		series = append(series, n, xy)
+	}
+	if err := plotutil.AddLinePoints(pl, series...); err != nil {
+		return nil, err
+	}
+	return []Figure{{Name: "bias_curve", Title: pl.Title.Text, Plot: pl,
+		Caption: "Bias of the aggregations over the fraction of adversarially perturbed inputs (results of kind \"bias\")."}}, nil
+}

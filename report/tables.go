@@ -1,0 +1,297 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rgnn/rgnn/experiment/store"
+)
+
+// Table is one Markdown table.
+type Table struct {
+	ID      string // stable anchor, e.g. "certification-cora_ml"
+	Title   string
+	Caption string
+	Header  []string
+	Rows    [][]string
+}
+
+// Markdown renders the table with its title and caption.
+func (t Table) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n", t.Title)
+	if t.Caption != "" {
+		fmt.Fprintf(&b, "%s\n\n", t.Caption)
+	}
+	b.WriteString("| " + strings.Join(t.Header, " | ") + " |\n|")
+	for i := range t.Header {
+		if i == 0 {
+			b.WriteString("---|")
+		} else {
+			b.WriteString("---:|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+	}
+	return b.String()
+}
+
+// byDataset groups results by their dataset parameter, sorted.
+func byDataset(rs []store.Result) ([]string, map[string][]store.Result) {
+	m := map[string][]store.Result{}
+	for _, r := range rs {
+		d := str(r.Params, "dataset")
+		m[d] = append(m[d], r)
+	}
+	var ds []string
+	for d := range m {
+		ds = append(ds, d)
+	}
+	sort.Strings(ds)
+	return ds, m
+}
+
+func ofKind(rs []store.Result, kind string) []store.Result {
+	var out []store.Result
+	for _, r := range rs {
+		if r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func seedsOf(rs []store.Result) string {
+	set := map[int]bool{}
+	for _, r := range rs {
+		set[int(num(r.Params, "seed"))] = true
+	}
+	var s []int
+	for k := range set {
+		s = append(s, k)
+	}
+	sort.Ints(s)
+	return strings.Trim(fmt.Sprint(s), "[]")
+}
+
+// certificationTables is the paper's Table 1 per dataset: accumulated
+// certifications per smoothing distribution, average certifiable radii over
+// the correctly classified nodes (Eq. 9) for additions and deletions, and
+// the clean accuracy of the base classifier.
+func certificationTables(rs []store.Result) []Table {
+	var out []Table
+	ds, by := byDataset(ofKind(rs, "certify"))
+	for _, d := range ds {
+		cs := by[d]
+		models := map[modelKey]bool{}
+		pairs := map[pPair]bool{}
+		for _, r := range cs {
+			models[keyOf(r)] = true
+			pairs[pPair{num(r.Params, "p_add"), num(r.Params, "p_del")}] = true
+		}
+		var ps []pPair
+		for p := range pairs {
+			ps = append(ps, p)
+		}
+		sort.Slice(ps, func(i, j int) bool { return ps[i].less(ps[j]) })
+		header := []string{"model"}
+		for _, p := range ps {
+			header = append(header, "A.cert. "+p.Name())
+		}
+		for _, p := range ps {
+			if p.Add > 0 && p.Del == 0 {
+				header = append(header, "r̄ₐ "+p.Name())
+			}
+			if p.Del > 0 && p.Add == 0 {
+				header = append(header, "r̄_d "+p.Name())
+			}
+		}
+		header = append(header, "Acc.")
+		t := Table{ID: "certification-" + slugify(d), Title: "Certification: " + d + " (paper Table 1)", Header: header,
+			Caption: fmt.Sprintf("Accumulated certifications (Eq. 8), average certifiable radii over the correctly classified test nodes (Eq. 9) and clean test accuracy of the base classifier; mean ± standard error over seeds %s.", seedsOf(cs))}
+		for _, mk := range sortedKeys(models) {
+			row := []string{mk.Label()}
+			vals := func(p pPair, metric string) []float64 {
+				var v []float64
+				for _, r := range cs {
+					if keyOf(r) == mk && num(r.Params, "p_add") == p.Add && num(r.Params, "p_del") == p.Del {
+						v = append(v, num(r.Metrics, metric))
+					}
+				}
+				return v
+			}
+			for _, p := range ps {
+				row = append(row, fmtMeanSE(vals(p, "accumulated_certifications"), 2))
+			}
+			for _, p := range ps {
+				if p.Add > 0 && p.Del == 0 {
+					row = append(row, fmtMeanSE(vals(p, "avg_radius_add_correct"), 2))
+				}
+				if p.Del > 0 && p.Add == 0 {
+					row = append(row, fmtMeanSE(vals(p, "avg_radius_del_correct"), 2))
+				}
+			}
+			// Clean accuracy: once per seed (the train result behind the certificates).
+			acc := map[float64]float64{}
+			for _, r := range cs {
+				if keyOf(r) == mk {
+					acc[num(r.Params, "seed")] = num(r.Metrics, "clean_accuracy")
+				}
+			}
+			row = append(row, fmtMeanSE(sortedValues(acc), 3))
+			t.Rows = append(t.Rows, row)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func sortedValues(m map[float64]float64) []float64 {
+	var ks []float64
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Float64s(ks)
+	v := make([]float64, len(ks))
+	for i, k := range ks {
+		v[i] = m[k]
+	}
+	return v
+}
+
+// attackTables renders the global-attack table (attacks other than nettack)
+// or the Nettack table: perturbed test accuracy per attack and budget, with
+// the clean accuracy first.
+func attackTables(rs []store.Result, nettack bool) []Table {
+	var sel []store.Result
+	for _, r := range ofKind(rs, "attack") {
+		if (str(r.Params, "attack") == "nettack") == nettack {
+			sel = append(sel, r)
+		}
+	}
+	var out []Table
+	ds, by := byDataset(sel)
+	for _, d := range ds {
+		as := by[d]
+		type col struct {
+			attack string
+			eps    float64
+		}
+		models := map[modelKey]bool{}
+		cols := map[col]bool{}
+		for _, r := range as {
+			models[keyOf(r)] = true
+			cols[col{str(r.Params, "attack"), num(r.Params, "epsilon")}] = true
+		}
+		var cs []col
+		for c := range cols {
+			cs = append(cs, c)
+		}
+		sort.Slice(cs, func(i, j int) bool {
+			if cs[i].attack != cs[j].attack {
+				return attackRank(cs[i].attack) < attackRank(cs[j].attack)
+			}
+			return cs[i].eps < cs[j].eps
+		})
+		header := []string{"model", "clean"}
+		for _, c := range cs {
+			header = append(header, fmt.Sprintf("%s ε=%g", attackName(c.attack), c.eps))
+		}
+		t := Table{ID: "global-attacks-" + slugify(d), Title: "Global attacks: " + d,
+			Caption: fmt.Sprintf("Test accuracy under evasion attacks with budget ε (fraction of edges); mean ± standard error over seeds %s.", seedsOf(as))}
+		if nettack {
+			t.ID, t.Title = "nettack-"+slugify(d), "Nettack: "+d
+			t.Caption = fmt.Sprintf("Accuracy of the attacked target nodes under Nettack with the given budget; mean ± standard error over seeds %s.", seedsOf(as))
+		}
+		t.Header = header
+		for _, mk := range sortedKeys(models) {
+			row := []string{mk.Label()}
+			clean := map[float64]float64{}
+			for _, r := range as {
+				if keyOf(r) == mk {
+					clean[num(r.Params, "seed")] = num(r.Metrics, "clean_acc")
+				}
+			}
+			row = append(row, fmtMeanSE(sortedValues(clean), 3))
+			for _, c := range cs {
+				var v []float64
+				for _, r := range as {
+					if keyOf(r) == mk && str(r.Params, "attack") == c.attack && num(r.Params, "epsilon") == c.eps {
+						v = append(v, num(r.Metrics, "perturbed_acc"))
+					}
+				}
+				row = append(row, fmtMeanSE(v, 3))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+var attackOrder = []string{"dice", "fgsm", "pgd", "prbcd", "grbcd", "nettack"}
+var attackNames = map[string]string{"dice": "DICE", "fgsm": "FGSM", "pgd": "PGD", "prbcd": "PR-BCD", "grbcd": "GR-BCD", "nettack": "Nettack"}
+
+func attackRank(a string) int {
+	for i, n := range attackOrder {
+		if n == a {
+			return i
+		}
+	}
+	return len(attackOrder)
+}
+
+func attackName(a string) string {
+	if n, ok := attackNames[a]; ok {
+		return n
+	}
+	return a
+}
+
+// runtimeTables: training time per epoch and per run, and the time of the
+// certify and attack runs, per dataset and model.
+func runtimeTables(rs []store.Result) []Table {
+	var out []Table
+	ds, by := byDataset(rs)
+	for _, d := range ds {
+		all := by[d]
+		models := map[modelKey]bool{}
+		for _, r := range all {
+			if r.Kind == "train" {
+				models[keyOf(r)] = true
+			}
+		}
+		if len(models) == 0 {
+			continue
+		}
+		t := Table{ID: "runtime-" + slugify(d), Title: "Runtime: " + d + " (paper Table 2)",
+			Header: []string{"model", "ms / epoch", "epochs", "training (s)", "certify run (s)", "attack run (s)"},
+			Caption: "Wall-clock times on this machine (CPU); mean ± standard error over the recorded runs. " +
+				"A certify or attack run includes training only when its weights were not yet in the store."}
+		for _, mk := range sortedKeys(models) {
+			var ms, ep, tr, ce, at []float64
+			for _, r := range all {
+				if keyOf(r) != mk {
+					continue
+				}
+				switch r.Kind {
+				case "train":
+					ms = append(ms, num(r.Metrics, "ms_per_epoch"))
+					ep = append(ep, num(r.Metrics, "epochs"))
+					tr = append(tr, num(r.Metrics, "train_seconds"))
+				case "certify":
+					ce = append(ce, r.Seconds)
+				case "attack":
+					at = append(at, r.Seconds)
+				}
+			}
+			t.Rows = append(t.Rows, []string{mk.Label(), fmtMeanSE(ms, 1), fmtMeanSE(ep, 0), fmtMeanSE(tr, 1),
+				fmtMeanSE(ce, 1), fmtMeanSE(at, 1)})
+		}
+		out = append(out, t)
+	}
+	return out
+}
