@@ -131,3 +131,60 @@ grid: {seed: [0, 1], kind: [eval, train, attack]}
 		}
 	}
 }
+
+// TestShippedExperiments parses and expands every example experiment and
+// both reproduce files.
+func TestShippedExperiments(t *testing.T) {
+	files, err := filepath.Glob("../experiments/*.yaml")
+	if err != nil || len(files) < 5 {
+		t.Fatalf("experiments: %v %v", files, err)
+	}
+	counts := map[string]int{}
+	for _, f := range files {
+		e, err := ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := e.Expand(DefaultKinds())
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		counts[e.Name] = len(runs)
+	}
+	// Table 1: 2 datasets × 3 seeds × (13 trainings + 13 models × 3 distributions).
+	if counts["certification"] != 2*3*(13+13*3) {
+		t.Errorf("certification: %d runs", counts["certification"])
+	}
+	for _, quick := range []bool{true, false} {
+		e, err := Reproduction("cora_ml", quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := e.Expand(DefaultKinds())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, r := range runs {
+			n[r.Kind]++
+			if r.Params["dataset"] != "cora_ml" {
+				t.Fatalf("dataset not substituted: %+v", r.Params)
+			}
+		}
+		seeds, certs := 3, 3
+		if quick {
+			seeds, certs = 1, 2
+		}
+		// Listed trainings; the full run's binary-attribute trainings for the
+		// certificates are dependencies, trained on demand.
+		if n["train"] != 3*seeds {
+			t.Errorf("quick=%v: %d train runs", quick, n["train"])
+		}
+		if n["certify"] != 3*seeds*certs || n["attack"] != 3*seeds*4 {
+			t.Errorf("quick=%v: runs per kind %v", quick, n)
+		}
+	}
+	if _, err := Reproduction("../etc", true); err == nil {
+		t.Error("path-like dataset accepted")
+	}
+}

@@ -13,5 +13,6 @@ func subcommands() []*cobra.Command {
 		newCertifyCmd(),
 		newRunCmd(),
 		newResultsCmd(),
+		newReportCmd(),
 	}
 }

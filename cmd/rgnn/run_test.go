@@ -217,3 +217,46 @@ func TestResultsCommand(t *testing.T) {
 		t.Fatal("bad --where accepted")
 	}
 }
+
+func TestReportAndReproduceCommands(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"gcn", "sm_gdc"} {
+		for seed := range 2 {
+			p := store.Params{"dataset": "cora_ml", "model": m, "temperature": 0.5, "seed": seed, "p_add": 0.001, "p_del": 0.4}
+			k, _ := store.Key("certify", p)
+			acc := map[string]float64{"gcn": 1.5, "sm_gdc": 4.5}[m] + float64(seed)
+			st.Put(context.Background(), store.Result{Key: k, Kind: "certify", Params: p, Metrics: map[string]any{
+				"accumulated_certifications": acc, "clean_accuracy": 0.8, "ratio": [][]float64{{0.8, 0.5}, {0.3, 0.1}}}})
+		}
+	}
+	rs, _ := st.Query(context.Background(), store.Filter{})
+	st.Close()
+	out, err := runRoot(t, "report", "--store", db, "--out", filepath.Join(dir, "rep"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| Soft Medoid GDC (T=0.5) | 5.00 ± 0.50 |") || !strings.Contains(out, "| Vanilla GCN | 2.00 ± 0.50 |") {
+		t.Fatalf("report:\n%s", out)
+	}
+	for _, f := range []string{"report.md", "report.html", "figures/cert_ratio_cora_ml_pa0.001_pd0.4.png"} {
+		if _, err := os.Stat(filepath.Join(dir, "rep", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	vs := verdicts(rs)
+	if len(vs) != 1 || !vs[0].SMBetter || vs[0].SMGDC != 5 || vs[0].GCN != 2 {
+		t.Fatalf("verdicts %+v", vs)
+	}
+	out, err = runRoot(t, "reproduce", "--quick", "--print-experiment", "--dataset", "citeseer")
+	if err != nil || !strings.Contains(out, "dataset: citeseer") || !strings.Contains(out, "samples: 150") {
+		t.Fatalf("print-experiment: %v\n%s", err, out)
+	}
+	if _, err := runRoot(t, "run", filepath.Join(dir, "missing.yaml")); err == nil {
+		t.Fatal("missing experiment file accepted")
+	}
+}
