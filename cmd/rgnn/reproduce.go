@@ -235,4 +235,3 @@ func verdicts(rs []store.Result) []verdict {
 	}
 	return out
 }
-
