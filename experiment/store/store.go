@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -296,6 +297,13 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Result, error) {
 	for _, k := range names {
 		// json_extract returns SQL values; compare through their text.
 		v := f.Params[k]
+		path := "$." + jsonPathKey(k)
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			// numbers compare as numbers: 1, 1.0 and 1e0 match
+			where = append(where, "json_extract(params, ?) = ?")
+			args = append(args, path, x)
+			continue
+		}
 		switch v { // json_extract yields SQL integers for JSON booleans
 		case "true":
 			v = "1"
@@ -303,7 +311,7 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Result, error) {
 			v = "0"
 		}
 		where = append(where, "CAST(json_extract(params, ?) AS TEXT) = ?")
-		args = append(args, "$."+jsonPathKey(k), v)
+		args = append(args, path, v)
 	}
 	clause := ""
 	if len(where) > 0 {

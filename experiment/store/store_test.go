@@ -35,7 +35,7 @@ func TestPutQueryArtifacts(t *testing.T) {
 	if _, err := s.OpenArtifact(sha); err != nil {
 		t.Fatal(err)
 	}
-	p := Params{"model": "gcn", "seed": 0, "binary_attr": true}
+	p := Params{"model": "gcn", "seed": 0, "binary_attr": true, "temperature": 1.0}
 	key, _ := Key("train", p)
 	r := Result{Key: key, Kind: "train", Experiment: "e", Params: p, Metrics: map[string]any{"acc": 0.8},
 		Artifacts: map[string]string{"weights": sha}, Started: time.Now(), Finished: time.Now()}
@@ -50,7 +50,7 @@ func TestPutQueryArtifacts(t *testing.T) {
 	if _, err := s.Put(ctx, bad); err == nil {
 		t.Fatal("put with a missing artifact succeeded")
 	}
-	for _, f := range []Filter{{Kind: "train"}, {Params: map[string]string{"model": "gcn", "seed": "0", "binary_attr": "true"}}} {
+	for _, f := range []Filter{{Kind: "train"}, {Params: map[string]string{"model": "gcn", "seed": "0", "binary_attr": "true", "temperature": "1.0"}}} {
 		rs, err := s.Query(ctx, f)
 		if err != nil || len(rs) != 1 || rs[0].Metrics["acc"] != 0.8 || rs[0].Artifacts["weights"] != sha {
 			t.Fatalf("query %+v: %v %+v", f, err, rs)
