@@ -210,6 +210,8 @@ func degreeFigures(rs []store.Result) ([]Figure, error) {
 			}
 			pl.Y.Min = 0
 			pl.X.Tick.Marker = labelTicks(labels)
+			pl.Legend.Left = true // the curves rise with the degree
+			pl.Legend.XOffs = vg.Points(6)
 			out = append(out, Figure{Name: "accum_certs_degree_" + slugify(d) + "_" + p.slug(), Title: pl.Title.Text, Plot: pl,
 				Caption: "Accumulated certifications over the node degree of the clean graph (equal-frequency binning of the test nodes), mean over seeds."})
 		}
@@ -228,6 +230,17 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ts []plot.Tick
 	for v := int(math.Ceil(lo)); float64(v) <= hi; v += step {
 		ts = append(ts, plot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
+	}
+	return ts
+}
+
+// valueTicks labels exactly the given values.
+type valueTicks []float64
+
+func (v valueTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for _, x := range v {
+		ts = append(ts, plot.Tick{Value: x, Label: fmt.Sprintf("%g", x)})
 	}
 	return ts
 }
@@ -364,7 +377,12 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 			}
 			pl := newPlot(fmt.Sprintf("%s, %s: temperature", d, modelNames[m]), "temperature T (log scale)", "accumulated certifications / accuracy")
 			pl.X.Scale = plot.LogScale{}
-			pl.X.Tick.Marker = plot.LogTicks{Prec: -1}
+			var tv []float64
+			for T := range temps {
+				tv = append(tv, T)
+			}
+			sort.Float64s(tv)
+			pl.X.Tick.Marker = valueTicks(tv)
 			var names []string
 			for n := range perModel[m] {
 				names = append(names, n)

@@ -145,6 +145,9 @@ func TestReportFromStore(t *testing.T) {
 	}
 
 	dir := t.TempDir()
+	if d := os.Getenv("RGNN_SCREENSHOT_DIR"); d != "" {
+		dir = d // keep the report next to the screenshot for a look
+	}
 	paths, err := rep.WriteDir(dir)
 	if err != nil {
 		t.Fatal(err)
