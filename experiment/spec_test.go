@@ -188,3 +188,57 @@ func TestShippedExperiments(t *testing.T) {
 		t.Error("path-like dataset accepted")
 	}
 }
+
+// TestCertifyAndEvalKinds runs a tiny certificate and an evaluation on a
+// reference attacked graph; both reuse one training.
+func TestCertifyAndEvalKinds(t *testing.T) {
+	dir := fixture.DataDir(t)
+	attacked := fixture.Reference(t, "attacks/cora_ml_fgsm_s0_eps0.25.npz")
+	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := Parse([]byte(`
+name: kinds
+fixed: {dataset: cora_ml, model: gcn, max_epochs: 60, seed: 0}
+cert:
+  fixed: {kind: certify, p_add: 0, p_del: 0.4, samples: 30, pre_samples: 10, degree_bins: 3}
+clean:
+  fixed: {kind: eval}
+attacked:
+  fixed: {kind: eval, graph: "` + attacked + `"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Store: st, Kinds: DefaultKinds(), Models: model.Default(nil), DataDir: dir}
+	ctx := context.Background()
+	sum, err := Execute(ctx, env, e, RunOptions{})
+	if err != nil || sum.Ran != 3 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	trains, _ := st.Query(ctx, store.Filter{Kind: "train"})
+	if len(trains) != 1 {
+		t.Fatalf("%d trainings for three dependent runs", len(trains))
+	}
+	cs, _ := st.Query(ctx, store.Filter{Kind: "certify"})
+	m := cs[0].Metrics
+	ac, _ := m["accumulated_certifications"].(float64)
+	sa, _ := m["smoothed_accuracy"].(float64)
+	if len(cs) != 1 || !(ac > 0) || !(sa > 0.5) || len(m["degree_bins"].([]any)) == 0 || len(m["ratio"].([]any)) < 2 {
+		t.Fatalf("certify metrics %+v", m)
+	}
+	if _, err := st.OpenArtifact(cs[0].Artifacts["votes"]); err != nil {
+		t.Fatal(err)
+	}
+	clean, _ := st.Query(ctx, store.Filter{Kind: "eval", Params: map[string]string{"graph": ""}})
+	att, _ := st.Query(ctx, store.Filter{Kind: "eval", Params: map[string]string{"graph": attacked}})
+	if len(clean) != 1 || len(att) != 1 {
+		t.Fatalf("eval results %d %d", len(clean), len(att))
+	}
+	ca, aa := clean[0].Metrics["test_accuracy"].(float64), att[0].Metrics["test_accuracy"].(float64)
+	if !(ca > 0.7) || !(aa < ca-0.05) {
+		t.Fatalf("clean accuracy %.3f, on the FGSM ε=0.25 graph %.3f", ca, aa)
+	}
+}
