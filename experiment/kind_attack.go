@@ -50,6 +50,5 @@ func attackKind() *Kind {
 }
 
 func runAttack(ctx context.Context, env *Env, p store.Params) (*Output, error) {
-	return nil, fmt.Errorf("attack %s: %w (the attack package is not wired into the experiment runner yet)",
-		pStr(p, "attack"), ErrUnavailable)
+	return nil, fmt.Errorf("%w (the attack package is not wired into the experiment runner yet)", ErrUnavailable)
 }
