@@ -118,15 +118,11 @@ func (e *Env) NewModel(p store.Params, pb *Problem, o model.Options) (model.Mode
 // parameters, or trained now (and recorded) if there is none. Concurrent
 // calls for the same parameters train once.
 func (e *Env) Trained(ctx context.Context, p store.Params) (model.Model, *Problem, store.Result, error) {
-	tk, _ := e.Kinds.Lookup("train")
-	tp, err := e.Kinds.project(tk, p)
+	res, err := e.Require(ctx, "train", p)
 	if err != nil {
 		return nil, nil, store.Result{}, err
 	}
-	res, err := e.trainResult(ctx, tp)
-	if err != nil {
-		return nil, nil, store.Result{}, err
-	}
+	tp := res.Params
 	pb, err := e.Problem(ctx, tp)
 	if err != nil {
 		return nil, nil, store.Result{}, err
@@ -145,13 +141,29 @@ func (e *Env) Trained(ctx context.Context, p store.Params) (model.Model, *Proble
 	return m, pb, res, nil
 }
 
-// trainResult returns the train result of tp (train parameters), running
-// the training if the store has none.
-func (e *Env) trainResult(ctx context.Context, tp store.Params) (store.Result, error) {
-	key, err := store.Key("train", tp)
+// Require returns the result of the run of kind whose parameters are p's
+// (projected onto the kind's parameters, defaults filled in): from the
+// store, or by running it now and recording it. This is how runs depend on
+// each other — through their parameters, never through run ids: a certify
+// run requires the train run with its model and training parameters. In one
+// process, concurrent calls for the same run execute it once.
+func (e *Env) Require(ctx context.Context, kind string, p store.Params) (store.Result, error) {
+	k, ok := e.Kinds.Lookup(kind)
+	if !ok {
+		return store.Result{}, fmt.Errorf("unknown kind %q", kind)
+	}
+	kp, err := e.Kinds.project(k, p)
 	if err != nil {
 		return store.Result{}, err
 	}
+	key, err := store.Key(k.Name, kp)
+	if err != nil {
+		return store.Result{}, err
+	}
+	return e.require(ctx, k, key, kp)
+}
+
+func (e *Env) require(ctx context.Context, k *Kind, key string, kp store.Params) (store.Result, error) {
 	if r, ok, err := e.Store.Get(ctx, key); err != nil || ok {
 		return r, err
 	}
@@ -179,13 +191,18 @@ func (e *Env) trainResult(ctx context.Context, tp store.Params) (store.Result, e
 		delete(e.flights, key)
 		e.mu.Unlock()
 	}()
+	// Another process may have finished it meanwhile.
+	if r, ok, err := e.Store.Get(ctx, key); err != nil || ok {
+		f.res, f.err = r, err
+		return r, err
+	}
 	start := time.Now()
-	out, err := e.train(ctx, tp)
+	out, err := k.Run(ctx, e, kp)
 	if err != nil {
 		f.err = err
 		return store.Result{}, err
 	}
-	f.res = store.Result{Key: key, Kind: "train", Experiment: e.Experiment, Params: tp, Metrics: out.Metrics,
+	f.res = store.Result{Key: key, Kind: k.Name, Experiment: e.Experiment, Params: kp, Metrics: out.Metrics,
 		Artifacts: out.Artifacts, Started: start, Finished: time.Now(), Seconds: time.Since(start).Seconds()}
 	if _, err := e.Store.Put(ctx, f.res); err != nil {
 		f.err = err

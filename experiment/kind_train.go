@@ -15,11 +15,7 @@ func trainKind() *Kind {
 		Doc:    "train a model (reference protocol), store the weights",
 		Params: trainParams(),
 		Run: func(ctx context.Context, env *Env, p store.Params) (*Output, error) {
-			res, err := env.trainResult(ctx, p)
-			if err != nil {
-				return nil, err
-			}
-			return &Output{Metrics: res.Metrics, Artifacts: res.Artifacts}, nil
+			return env.train(ctx, p)
 		},
 	}
 }

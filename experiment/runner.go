@@ -195,11 +195,11 @@ feed:
 	return sum, nil
 }
 
-// runOne runs r and records its result (or failure).
+// runOne runs r through Env.Require (so a run that another worker needs as
+// a dependency at the same moment executes once) and records a failure.
 func runOne(ctx context.Context, env *Env, r Run) (*Output, error) {
 	k, _ := env.Kinds.Lookup(r.Kind)
-	start := time.Now()
-	out, err := k.Run(ctx, env, r.Params)
+	res, err := env.require(ctx, k, r.Key, r.Params)
 	if err != nil {
 		if !errors.Is(err, ErrUnavailable) && ctx.Err() == nil {
 			if ferr := env.Store.PutFailure(context.WithoutCancel(ctx), store.Failure{Key: r.Key, Kind: r.Kind,
@@ -209,13 +209,7 @@ func runOne(ctx context.Context, env *Env, r Run) (*Output, error) {
 		}
 		return nil, err
 	}
-	res := store.Result{Key: r.Key, Kind: r.Kind, Experiment: env.Experiment, Params: r.Params,
-		Metrics: out.Metrics, Artifacts: out.Artifacts, Started: start, Finished: time.Now(),
-		Seconds: time.Since(start).Seconds()}
-	if _, err := env.Store.Put(ctx, res); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return &Output{Metrics: res.Metrics, Artifacts: res.Artifacts}, nil
 }
 
 // brief renders the scalar headline metrics of a run.
