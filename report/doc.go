@@ -15,5 +15,6 @@
 //	certify  params p_add, p_del; metrics accumulated_certifications, avg_radius_{add,del}_correct,
 //	         ratio [ra][rd], degree_bins [{min_degree, max_degree, accumulated_certifications}], clean_accuracy
 //	attack   params attack, epsilon; metrics clean_acc, perturbed_acc (attack "nettack" goes to the Nettack table)
-//	bias     params aggregation [, temperature]; metrics epsilon [...], bias [...]
+//	bias     params aggregation [, temperature, norm]; metrics epsilon [...], bias [...]
+//	         or one row with metrics epsilon [...], curves [{estimator, temperature, norm, bias [...]}]
 package report

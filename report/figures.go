@@ -419,56 +419,97 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 	return out, nil
 }
 
-// biasFigures: the bias curve of Figure 3 from results of kind "bias":
-// params {aggregation, ...}, metrics {"epsilon": [...], "bias": [...]}
-// (the fraction of perturbed inputs and the norm of the aggregation's
-// bias). One line per aggregation (and temperature, if given).
+// biasFigures: the bias curves of Figure 3 from results of kind "bias",
+// one figure per perturbation norm, one line per estimator (and
+// temperature), mean over rows with the same ε grid. Two row shapes are
+// read:
+//
+//   - one curve per row: params {aggregation (or estimator), temperature?,
+//     norm?}, metrics {epsilon: [...], bias: [...]};
+//   - all curves in one row (as package bias computes them): metrics
+//     {epsilon: [...], curves: [{estimator, temperature, norm, bias: [...]}]}.
 func biasFigures(rs []store.Result) ([]Figure, error) {
-	bs := ofKind(rs, "bias")
-	if len(bs) == 0 {
-		return nil, nil
+	type curve struct {
+		name string
+		eps  []float64
+		bias []float64
 	}
-	curves := map[string][][2][]float64{}
-	for _, r := range bs {
+	byNorm := map[float64][]curve{}
+	label := func(name string, T float64) string {
+		if !math.IsNaN(T) && T > 0 {
+			return fmt.Sprintf("%s (T=%g)", name, T)
+		}
+		return name
+	}
+	for _, r := range ofKind(rs, "bias") {
+		eps := floats(r.Metrics["epsilon"])
+		if cs, ok := r.Metrics["curves"].([]any); ok {
+			for _, c := range cs {
+				cm, _ := c.(map[string]any)
+				n := num(cm, "norm")
+				if math.IsNaN(n) {
+					n = 0
+				}
+				byNorm[n] = append(byNorm[n], curve{label(str(cm, "estimator"), num(cm, "temperature")), eps, floats(cm["bias"])})
+			}
+			continue
+		}
 		name := str(r.Params, "aggregation")
 		if name == "" {
-			name = str(r.Params, "model")
+			name = str(r.Params, "estimator")
 		}
-		if T := num(r.Params, "temperature"); !math.IsNaN(T) {
-			name += fmt.Sprintf(" (T=%g)", T)
+		n := num(r.Params, "norm")
+		if math.IsNaN(n) {
+			n = 0
 		}
-		curves[name] = append(curves[name], [2][]float64{floats(r.Metrics["epsilon"]), floats(r.Metrics["bias"])})
+		byNorm[n] = append(byNorm[n], curve{label(name, num(r.Params, "temperature")), eps, floats(r.Metrics["bias"])})
 	}
-	var names []string
-	for n := range curves {
-		names = append(names, n)
+	var norms []float64
+	for n := range byNorm {
+		norms = append(norms, n)
 	}
-	sort.Strings(names)
-	pl := newPlot("Bias under perturbation (paper Fig. 3)", "fraction of perturbed inputs ε", "bias ‖μ̂(X̃) − μ̂(X)‖")
-	pl.Legend.Top = true
-	pl.Legend.Left = true
-	pl.Legend.XOffs = vg.Points(6)
-	var series []any
-	for _, n := range names {
-		// Mean over repetitions at equal ε grids (first curve's ε).
-		cs := curves[n]
-		eps := cs[0][0]
-		var ys [][]float64
-		for _, c := range cs {
-			if len(c[1]) == len(eps) {
-				ys = append(ys, c[1])
+	sort.Float64s(norms)
+	var out []Figure
+	for _, n := range norms {
+		groups := map[string][]curve{}
+		for _, c := range byNorm[n] {
+			groups[c.name] = append(groups[c.name], c)
+		}
+		var names []string
+		for k := range groups {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		title, file := "Bias under perturbation (paper Fig. 3)", "bias_curve"
+		if n != 0 {
+			title += fmt.Sprintf(", perturbation norm %g", n)
+			file += fmt.Sprintf("_norm%g", n)
+		}
+		pl := newPlot(title, "fraction of perturbed inputs ε", "bias ‖μ̂(X̃) − μ̂(X)‖")
+		pl.Legend.Left = true
+		pl.Legend.XOffs = vg.Points(6)
+		var series []any
+		for _, name := range names {
+			cs := groups[name]
+			eps := cs[0].eps
+			var ys [][]float64
+			for _, c := range cs {
+				if len(c.bias) == len(eps) {
+					ys = append(ys, c.bias)
+				}
 			}
+			y := meanCurve(ys)
+			xy := make(plotter.XYs, min(len(eps), len(y)))
+			for i := range xy {
+				xy[i] = plotter.XY{X: eps[i], Y: y[i]}
+			}
+			series = append(series, name, xy)
 		}
-		y := meanCurve(ys)
-		xy := make(plotter.XYs, min(len(eps), len(y)))
-		for i := range xy {
-			xy[i] = plotter.XY{X: eps[i], Y: y[i]}
+		if err := plotutil.AddLinePoints(pl, series...); err != nil {
+			return nil, err
 		}
-		series = append(series, n, xy)
+		out = append(out, Figure{Name: file, Title: title, Plot: pl,
+			Caption: "Bias of the location estimators over the fraction of perturbed inputs (results of kind \"bias\"), mean over rows."})
 	}
-	if err := plotutil.AddLinePoints(pl, series...); err != nil {
-		return nil, err
-	}
-	return []Figure{{Name: "bias_curve", Title: pl.Title.Text, Plot: pl,
-		Caption: "Bias of the aggregations over the fraction of adversarially perturbed inputs (results of kind \"bias\")."}}, nil
+	return out, nil
 }

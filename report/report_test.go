@@ -97,6 +97,13 @@ func syntheticResults() []store.Result {
 		}
 		add("bias", store.Params{"aggregation": agg}, map[string]any{"epsilon": eps, "bias": bias}, 1)
 	}
+	// The all-curves-in-one-row shape of package bias.
+	var curves []any
+	for i, est := range []string{"mean", "soft_medoid"} {
+		curves = append(curves, map[string]any{"estimator": est, "temperature": float64(i), "norm": 10.0,
+			"bias": []any{0.0, 1.0 / float64(i+1), 3.0 / float64(i+1)}})
+	}
+	add("bias", store.Params{"seed": 0}, map[string]any{"epsilon": []any{0.0, 0.1, 0.2}, "curves": curves}, 1)
 	return rs
 }
 
@@ -138,7 +145,7 @@ func TestReportFromStore(t *testing.T) {
 	for _, f := range rep.Figures {
 		names[strings.SplitN(f.Name, "_cora", 2)[0]] = true
 	}
-	for _, want := range []string{"cert_ratio", "acc_budget", "temperature", "accum_certs_degree", "bias_curve"} {
+	for _, want := range []string{"cert_ratio", "acc_budget", "temperature", "accum_certs_degree", "bias_curve", "bias_curve_norm10"} {
 		if !names[want] {
 			t.Errorf("no %s figure (have %v)", want, names)
 		}
