@@ -251,6 +251,9 @@ func (e *Experiment) Expand(reg *Kinds) ([]Run, error) {
 	var runs []Run
 	seen := map[string]bool{}
 	for _, c := range combos {
+		if c.block == "" {
+			c.block = "top level"
+		}
 		kindName, _ := c.params["kind"].(string)
 		if kindName == "" {
 			return nil, fmt.Errorf("block %q: every run needs a kind (train, eval, certify, attack, ...)", c.block)
