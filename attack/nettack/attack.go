@@ -24,6 +24,8 @@ type Options struct {
 	LLCutoff float64
 	// Workers bounds the goroutines (GOMAXPROCS).
 	Workers int
+
+	generic bool // tests: score direct flips with the general formula
 }
 
 // Target is a node to misclassify with its budget (number of flips).
@@ -366,6 +368,16 @@ func (b *base) attack(ctx context.Context, t Target, y int, o Options) (Result, 
 	for step := 0; step < t.Budget; step++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
+		}
+		if o.Influencers == 0 && !o.generic {
+			v, score := st.directStep(u, y, o.LLCutoff, sc)
+			if v < 0 {
+				break
+			}
+			st.apply(u, v)
+			res.Flips = append(res.Flips, [2]int{min(u, v), max(u, v)})
+			res.SurrogateAfter = score
+			continue
 		}
 		bestA, bestB, bestScore := -1, -1, math.Inf(1)
 		for _, a := range attackers {

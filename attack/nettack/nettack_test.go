@@ -260,6 +260,34 @@ func TestLLFilter(t *testing.T) {
 	}
 }
 
+// TestDirectFastPath checks the O(C + deg) direct scoring against the
+// general closed form: identical flips and margins.
+func TestDirectFastPath(t *testing.T) {
+	adj, s := randomGraph(t, 50, 60, 4, 5)
+	z := s.Logits(adj)
+	labels := make([]int32, 50)
+	for i := range labels {
+		labels[i] = int32(z.ArgmaxRow(i))
+	}
+	var targets []Target
+	for u := 0; u < 50; u += 2 {
+		targets = append(targets, Target{Node: u, Budget: 6})
+	}
+	fast, err := Attack(context.Background(), adj, s, labels, targets, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := Attack(context.Background(), adj, s, labels, targets, Options{generic: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range fast {
+		if !reflect.DeepEqual(fast[i].Flips, slow[i].Flips) || math.Abs(fast[i].SurrogateAfter-slow[i].SurrogateAfter) > 1e-9 {
+			t.Errorf("node %d: fast %v (%g), general %v (%g)", fast[i].Node, fast[i].Flips, fast[i].SurrogateAfter, slow[i].Flips, slow[i].SurrogateAfter)
+		}
+	}
+}
+
 func TestAttackErrors(t *testing.T) {
 	adj, s := randomGraph(t, 10, 5, 2, 1)
 	labels := make([]int32, 10)
