@@ -292,3 +292,27 @@ func (s *surrogate) setGraph(adj *tensor.CSR) {
 }
 
 func pairLLSeq(orig, cur []int) float64 { return nettack.LikelihoodRatio(orig, cur) }
+
+// SelfTrainingLabels returns Meta-Self's labels: the predictions of a
+// linearised GCN (nettack.TrainSurrogate) trained on the clean graph, with
+// the true labels on the training nodes.
+func SelfTrainingLabels(ctx context.Context, adj, x *tensor.CSR, labels []int32, numClasses int, train, val []int, seed uint64) ([]int32, error) {
+	sur, err := nettack.TrainSurrogate(ctx, adj, x, labels, numClasses, train, val, nettack.SurrogateOptions{Seed: seed})
+	if err != nil {
+		return nil, fmt.Errorf("metattack self-training labels: %w", err)
+	}
+	z := sur.Logits(adj)
+	out := make([]int32, adj.Rows)
+	for i := range out {
+		out[i] = int32(z.ArgmaxRow(i))
+	}
+	for _, v := range train {
+		out[v] = labels[v]
+	}
+	return out, nil
+}
+
+// Budget is round(ε·m) for m undirected edges (round half to even).
+func Budget(adj *tensor.CSR, eps float64) int {
+	return int(math.RoundToEven(eps * float64(adj.Nnz()/2)))
+}
