@@ -25,6 +25,12 @@ type Options struct {
 	// Workers bounds the goroutines (GOMAXPROCS).
 	Workers int
 
+	// RepoLogLikelihood uses the nettack repository's log-likelihood
+	// (+(α+1)·S_d, a sign slip against eq. 7 of the paper) in the degree
+	// test, to reproduce that code's filter; the default follows the paper
+	// and DeepRobust.
+	RepoLogLikelihood bool
+
 	generic bool // tests: score direct flips with the general formula
 }
 
@@ -370,7 +376,7 @@ func (b *base) attack(ctx context.Context, t Target, y int, o Options) (Result, 
 			return res, err
 		}
 		if o.Influencers == 0 && !o.generic {
-			v, score := st.directStep(u, y, o.LLCutoff, sc)
+			v, score := st.directStep(u, y, o, sc)
 			if v < 0 {
 				break
 			}
@@ -391,7 +397,7 @@ func (b *base) attack(ctx context.Context, t Target, y int, o Options) (Result, 
 				if st.flipped[key(a, v)] {
 					continue // never flip a pair back
 				}
-				if !st.allowed(a, v, o.LLCutoff) {
+				if !st.allowed(a, v, o) {
 					continue
 				}
 				score := margin(st.logitsAfter(u, a, v, sc), y)
@@ -411,7 +417,7 @@ func (b *base) attack(ctx context.Context, t Target, y int, o Options) (Result, 
 }
 
 // allowed applies the singleton and likelihood-ratio filters to (a, b).
-func (st *state) allowed(a, b int, cutoff float64) bool {
+func (st *state) allowed(a, b int, o Options) bool {
 	delta := 1
 	if st.has(a, b) {
 		delta = -1
@@ -419,10 +425,10 @@ func (st *state) allowed(a, b int, cutoff float64) bool {
 			return false // removal would leave a singleton
 		}
 	}
-	if cutoff < 0 {
+	if o.LLCutoff < 0 {
 		return true
 	}
-	return llRatio(st.base.pl, st.pl.update(st.deg[a], st.deg[b], delta)) < cutoff
+	return o.ratio(st.base.pl, st.pl.update(st.deg[a], st.deg[b], delta)) < o.LLCutoff
 }
 
 // logitsAfterNone returns u's logits on the current graph.

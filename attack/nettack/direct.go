@@ -17,7 +17,8 @@ import "math"
 // so the middle sum is P − [δ<0]S_b/d_b + ΔG_u·(q − [δ<0]/d_b) + ΔG_b·r_b
 // with P = Σ_{N(u)} S_k/d_k and q = Σ_{N(u)} 1/d_k (once per step) and
 // r_b = Σ_{k∈N(u)∩N(b)} 1/d_k (a walk over b's neighbours).
-func (st *state) directStep(u, y int, cutoff float64, sc *scratch) (int, float64) {
+func (st *state) directStep(u, y int, o Options, sc *scratch) (int, float64) {
+	cutoff := o.LLCutoff
 	c, n := st.c, st.n
 	inN := make([]bool, n)
 	p := make([]float64, c)
@@ -54,7 +55,7 @@ func (st *state) directStep(u, y int, cutoff float64, sc *scratch) (int, float64
 			k := [2]int{st.deg[b], delta}
 			ok, seen := llCache[k]
 			if !seen {
-				ok = llRatio(st.base.pl, st.pl.update(st.deg[u], st.deg[b], delta)) < cutoff
+				ok = o.ratio(st.base.pl, st.pl.update(st.deg[u], st.deg[b], delta)) < cutoff
 				llCache[k] = ok
 			}
 			if !ok {

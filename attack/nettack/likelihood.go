@@ -39,6 +39,13 @@ func (p powerLaw) logLik() float64 {
 	return p.n*math.Log(a) + p.n*a*math.Log(DMin) - (a+1)*p.sd
 }
 
+// logLikRepo is the variant in the nettack repository's code
+// (compute_log_likelihood), which adds (α+1)·S_d instead of subtracting it.
+func (p powerLaw) logLikRepo() float64 {
+	a := p.alpha()
+	return p.n*math.Log(a) + p.n*a*math.Log(DMin) + (a+1)*p.sd
+}
+
 // update returns the statistics after the degrees of the two endpoints of a
 // flip change from (da, db) by delta (±1): Nettack's update_Sx.
 func (p powerLaw) update(da, db, delta int) powerLaw {
@@ -61,6 +68,18 @@ func (p powerLaw) update(da, db, delta int) powerLaw {
 func llRatio(orig, cur powerLaw) float64 {
 	comb := powerLaw{n: orig.n + cur.n, sd: orig.sd + cur.sd}
 	return -2*comb.logLik() + 2*(cur.logLik()+orig.logLik())
+}
+
+func llRatioRepo(orig, cur powerLaw) float64 {
+	comb := powerLaw{n: orig.n + cur.n, sd: orig.sd + cur.sd}
+	return -2*comb.logLikRepo() + 2*(cur.logLikRepo()+orig.logLikRepo())
+}
+
+func (o Options) ratio(orig, cur powerLaw) float64 {
+	if o.RepoLogLikelihood {
+		return llRatioRepo(orig, cur)
+	}
+	return llRatio(orig, cur)
 }
 
 // LikelihoodRatio returns Λ for two degree sequences of the same graph

@@ -141,6 +141,10 @@ func TestLikelihoodRatioHand(t *testing.T) {
 	if l := LikelihoodRatio(orig, []int{3, 2, 2, 2, 1, 40}); math.Abs(l-1.6900149952243524) > 1e-9 || l < DefaultLLCutoff {
 		t.Fatalf("Λ(hub) = %v, Python value %v (must fail the cutoff)", l, 1.6900149952243524)
 	}
+	// The nettack repository's variant (+(α+1)·S_d); Python: 1.793705257568945e-05.
+	if l := (Options{RepoLogLikelihood: true}).ratio(newPowerLaw(orig), newPowerLaw(newDeg)); math.Abs(l-1.793705257568945e-05) > 1e-9 {
+		t.Fatalf("repository Λ = %v, Python value 1.793705257568945e-05", l)
+	}
 	if LikelihoodRatio(orig, orig) > 1e-9 {
 		t.Fatalf("Λ of identical sequences = %v, want 0", LikelihoodRatio(orig, orig))
 	}
