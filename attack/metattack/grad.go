@@ -344,7 +344,11 @@ func (s *surrogate) unrolled(o Options) {
 func (s *surrogate) assemble() []float32 {
 	n := s.n
 	abar := make([]float32, n*n)
-	if s.rank > 0 {
+	switch {
+	case s.rank == 0:
+	case useTiled:
+		tiledGemm(abar, s.lf, s.rf, n, s.rank)
+	default:
 		a := blas32.General{Rows: s.rank, Cols: n, Stride: n, Data: s.lf}
 		b := blas32.General{Rows: s.rank, Cols: n, Stride: n, Data: s.rf}
 		c := blas32.General{Rows: n, Cols: n, Stride: n, Data: abar}
@@ -394,4 +398,43 @@ func (s *surrogate) pairGrad(abar []float32) []float32 {
 		}
 	})
 	return g
+}
+
+// tiledGemm computes out = lfᵀ·rf (lf, rf r×n row-major) with
+// tensor.GemmSmall on 32-row blocks × 128-column panels (packed once), in
+// parallel over row blocks. With GOEXPERIMENT=simd this is about 3× faster
+// than gonum's Sgemm on this machine (BenchmarkAssembleGEMM).
+func tiledGemm(out, lf, rf []float32, n, r int) {
+	const w = 128
+	at := make([]float32, n*r)
+	for k := range r {
+		for i := range n {
+			at[i*r+k] = lf[k*n+i]
+		}
+	}
+	np := (n + w - 1) / w
+	panels := make([]float32, np*r*w)
+	for p := range np {
+		pn := panels[p*r*w : (p+1)*r*w]
+		for k := range r {
+			for j := 0; j < w && p*w+j < n; j++ {
+				pn[k*w+j] = rf[k*n+p*w+j]
+			}
+		}
+	}
+	const mb = 32
+	tensor.ParallelChunks((n+mb-1)/mb, 1, func(lo, hi int) {
+		tile := make([]float32, mb*w)
+		for blk := lo; blk < hi; blk++ {
+			i0 := blk * mb
+			m := min(mb, n-i0)
+			for p := range np {
+				tensor.GemmSmall(tile, at[i0*r:(i0+m)*r], panels[p*r*w:(p+1)*r*w], m, r, w, false)
+				for i := range m {
+					j0 := p * w
+					copy(out[(i0+i)*n+j0:(i0+i)*n+min(j0+w, n)], tile[i*w:i*w+min(w, n-j0)])
+				}
+			}
+		}
+	})
 }

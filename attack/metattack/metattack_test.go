@@ -186,6 +186,31 @@ func TestAttackSmall(t *testing.T) {
 	}
 }
 
+// TestTiledGemm checks tiledGemm against a plain triple loop.
+func TestTiledGemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, sz := range [][2]int{{1, 1}, {37, 5}, {130, 41}, {300, 64}} {
+		n, r := sz[0], sz[1]
+		lf, rf := make([]float32, r*n), make([]float32, r*n)
+		for i := range lf {
+			lf[i], rf[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		}
+		out := make([]float32, n*n)
+		tiledGemm(out, lf, rf, n, r)
+		for i := range n {
+			for j := range n {
+				var want float64
+				for k := range r {
+					want += float64(lf[k*n+i]) * float64(rf[k*n+j])
+				}
+				if math.Abs(float64(out[i*n+j])-want) > 1e-4*(1+math.Abs(want)) {
+					t.Fatalf("n=%d r=%d: out[%d,%d] = %g, want %g", n, r, i, j, out[i*n+j], want)
+				}
+			}
+		}
+	}
+}
+
 func TestAttackErrors(t *testing.T) {
 	p := tinyProblem(t, 10, 4, 2, 1)
 	if _, err := Attack(context.Background(), p, -1, Options{}, nil); err == nil {
