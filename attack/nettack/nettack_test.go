@@ -307,3 +307,50 @@ func TestAttackErrors(t *testing.T) {
 		t.Error("cancelled context not reported")
 	}
 }
+
+func TestSelectTargets(t *testing.T) {
+	adj, _ := randomGraph(t, 80, 60, 2, 4)
+	deg := graph.Degrees(adj)
+	margins := make([]float64, 80)
+	idx := make([]int, 0, 80)
+	for i := range margins {
+		margins[i] = math.Sin(float64(i)) // about half negative (misclassified)
+		idx = append(idx, i)
+	}
+	o := SelectOptions{Top: 3, Bottom: 3, Random: 4, MinDegree: 2, Seed: 1}
+	got, err := SelectTargets(adj, margins, idx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 10 {
+		t.Fatalf("%d targets, want 10", len(got))
+	}
+	seen := map[int]bool{}
+	for k, v := range got {
+		if seen[v] || margins[v] <= 0 || deg[v] < 2 {
+			t.Errorf("target %d: node %d (margin %g, degree %d) duplicate or ineligible", k, v, margins[v], deg[v])
+		}
+		seen[v] = true
+	}
+	for _, v := range idx {
+		if margins[v] > 0 && deg[v] >= 2 && !seen[v] {
+			if margins[v] > margins[got[2]] || margins[v] < margins[got[5]] {
+				t.Errorf("node %d (margin %g) should be among the top or bottom", v, margins[v])
+			}
+		}
+	}
+	again, _ := SelectTargets(adj, margins, idx, o)
+	if !reflect.DeepEqual(got, again) {
+		t.Error("selection not deterministic for a seed")
+	}
+	if _, err := SelectTargets(adj, margins, idx[:5], o); err == nil {
+		t.Error("too few eligible nodes accepted")
+	}
+	if s := Summarize([]float64{0.5, -0.2, -0.1, 0.2}); s.FailureRate != 0.5 || math.Abs(s.MeanMargin-0.1) > 1e-12 {
+		t.Errorf("Summarize = %+v", s)
+	}
+	pm := ProbMargins(tensor.NewDense(1, 3), []int32{0})
+	if pm[0] != 0 {
+		t.Errorf("uniform probabilities: margin %g, want 0", pm[0])
+	}
+}
