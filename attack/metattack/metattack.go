@@ -109,6 +109,9 @@ func (p *Problem) validate() error {
 			if j == i || p.Adj.Values[k] != 1 {
 				return fmt.Errorf("metattack: adjacency entry (%d, %d) must be an unweighted off-diagonal edge", i, j)
 			}
+			if _, ok := p.Adj.Find(j, i); !ok {
+				return fmt.Errorf("metattack: adjacency is not symmetric at (%d, %d)", i, j)
+			}
 		}
 	}
 	return nil

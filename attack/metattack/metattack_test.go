@@ -221,6 +221,11 @@ func TestAttackErrors(t *testing.T) {
 	if _, err := Attack(context.Background(), q, 1, Options{}, nil); err == nil {
 		t.Error("empty train set accepted")
 	}
+	q = p
+	q.Adj, _ = tensor.FromCOO(10, 10, []tensor.Entry{{Row: 0, Col: 1, Val: 1}})
+	if _, err := Attack(context.Background(), q, 1, Options{}, nil); err == nil {
+		t.Error("asymmetric adjacency accepted")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Attack(ctx, p, 2, Options{}, nil); err == nil {
