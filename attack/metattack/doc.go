@@ -26,6 +26,7 @@
 // every per-step term is (n×k)·(k×n) with k = 16 + C — as one GEMM of inner
 // dimension ≈ 100·(16 + C) (gonum's blas32 Sgemm), plus two n×|train|
 // corrections; the factors take 2·n·100·(16+C) float32 (≈ 52 MB on cora_ml)
-// and the stored weight trajectory 100·(d·16 + 16·C) float64 (≈ 37 MB).
+// and Meta-Self keeps the forward intermediates of the 100 inner steps for
+// the reverse pass, 100·n·(2·16 + 4·C) float64 (≈ 135 MB on cora_ml).
 // The sparse features and the graph stay sparse.
 package metattack

@@ -245,13 +245,16 @@ func (s *surrogate) approx(o Options) {
 }
 
 // trainSGD runs the inner training (SGD with momentum) and returns the
-// weight trajectory W_0..W_{T} (W_T last).
-func (s *surrogate) trainSGD(o Options) (w1s, w2s [][]float64) {
+// final W1 (as a one-element slice), the W2 trajectory W2_0..W2_T, and the
+// forward intermediates of every step.
+func (s *surrogate) trainSGD(o Options) (w1s, w2s [][]float64, fs []*fwd, tgs []*tgrad) {
 	w1, w2 := append([]float64(nil), s.w1...), append([]float64(nil), s.w2...)
 	v1, v2 := make([]float64, len(w1)), make([]float64, len(w2))
 	for range o.TrainIters {
-		w1s, w2s = append(w1s, append([]float64(nil), w1...)), append(w2s, append([]float64(nil), w2...))
-		tg := s.trainGrad(s.forward(w1, w2), w2)
+		w2s = append(w2s, append([]float64(nil), w2...)) // W1_t is not needed by the reverse pass
+		f := s.forward(w1, w2)
+		tg := s.trainGrad(f, w2)
+		fs, tgs = append(fs, f), append(tgs, tg)
 		for i := range w1 {
 			v1[i] = o.Momentum*v1[i] + tg.g1[i]
 			w1[i] -= o.LR * v1[i]
@@ -260,13 +263,14 @@ func (s *surrogate) trainSGD(o Options) (w1s, w2s [][]float64) {
 			v2[i] = o.Momentum*v2[i] + tg.g2[i]
 			w2[i] -= o.LR * v2[i]
 		}
+		f.o, tg.g1, tg.g2, tg.dH = nil, nil, nil, nil // not needed by the reverse pass
 	}
-	return append(w1s, w1), append(w2s, w2)
+	return append(w1s, w1), append(w2s, w2), fs, tgs
 }
 
 // attackLoss trains and returns the attack loss (for finite differences).
 func (s *surrogate) attackLoss(o Options) float64 {
-	w1s, w2s := s.trainSGD(o)
+	w1s, w2s, _, _ := s.trainSGD(o)
 	f := s.forward(w1s[len(w1s)-1], w2s[len(w2s)-1])
 	_, loss := s.ceGrad(f, s.p.SelfLabels, s.unlM)
 	return loss
@@ -274,13 +278,13 @@ func (s *surrogate) attackLoss(o Options) float64 {
 
 // unrolled: Meta-Self, reverse mode through the SGD-with-momentum steps.
 func (s *surrogate) unrolled(o Options) {
-	w1s, w2s := s.trainSGD(o)
+	w1s, w2s, fs, tgs := s.trainSGD(o)
 	T := o.TrainIters
-	wb1, wb2, _ := s.attackBackward(s.forward(w1s[T], w2s[T]), w2s[T])
+	wb1, wb2, _ := s.attackBackward(s.forward(w1s[len(w1s)-1], w2s[T]), w2s[T])
 	c1, c2 := make([]float64, len(wb1)), make([]float64, len(wb2)) // μ·Ṽ_{t+2}
 	nt := len(s.p.Train)
 	for t := T - 1; t >= 0; t-- {
-		w1, w2 := w1s[t], w2s[t]
+		w2 := w2s[t]
 		v1 := make([]float64, len(wb1))
 		v2 := make([]float64, len(wb2))
 		for i := range v1 {
@@ -290,8 +294,8 @@ func (s *surrogate) unrolled(o Options) {
 			v2[i] = -o.LR*wb2[i] + c2[i]
 		}
 		// VJP of g(W1, W2, Â) = (gW1, gW2) with cotangent (v1, v2).
-		f := s.forward(w1, w2)
-		tg := s.trainGrad(f, w2)
+		f, tg := fs[t], tgs[t] // intermediates kept from the forward training
+		fs[t], tgs[t] = nil, nil
 		fb := csrMul(s.p.X, v1, s.h)                // F̄ = X·Ṽ1
 		q := mul(fb, w2, s.n, s.h, s.c)             // F̄·W2: Ā += (F̄W2)·dOᵀ·Â
 		dhb := s.spmmA(fb, s.h)                     // dH̄ = Â·F̄
