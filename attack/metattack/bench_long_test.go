@@ -1,0 +1,39 @@
+//go:build long
+
+package metattack_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/rgnn/rgnn/attack/metattack"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/internal/fixture"
+)
+
+// BenchmarkFlipCoraML times one Metattack flip (inner training, meta-
+// gradient, scoring) on cora_ml:
+//
+//	go test -tags long -run xxx -bench FlipCoraML -benchtime 3x ./attack/metattack
+func BenchmarkFlipCoraML(b *testing.B) {
+	g, err := data.Load(context.Background(), "cora_ml", data.Options{Dir: fixture.DataDir(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, val, test, _ := data.Split(g.Labels, g.NumClasses, 20, 0)
+	p := metattack.Problem{Adj: g.Adj, X: g.Features, Labels: g.Labels, SelfLabels: g.Labels, NumClasses: g.NumClasses,
+		Train: tr, Unlabeled: slices.Concat(val, test)}
+	for _, v := range []struct {
+		name string
+		v    metattack.Variant
+	}{{"self", metattack.Self}, {"approx", metattack.Approx}} {
+		b.Run(v.name, func(b *testing.B) {
+			for range b.N {
+				if _, err := metattack.Attack(context.Background(), p, 1, metattack.Options{Variant: v.v}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

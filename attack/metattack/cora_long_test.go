@@ -1,0 +1,127 @@
+//go:build long
+
+package metattack_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rgnn/rgnn/aggregate"
+	"github.com/rgnn/rgnn/attack/metattack"
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/train"
+)
+
+func env(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// TestMetattackCoraML runs Metattack on cora_ml and evaluates poisoning:
+// the victims are trained from scratch on the perturbed graph. The attack
+// runs once to the largest ε; smaller ε are prefixes of the greedy flips.
+//
+//	RGNN_META_EPS=0.05,0.1,0.25 RGNN_META_VARIANT=self|approx RGNN_META_SEEDS=0 \
+//	RGNN_META_VICTIMS=gcn,sm_gdc RGNN_META_OUT=dir \
+//	go test -tags long -run TestMetattackCoraML -timeout 10h -v ./attack/metattack
+func TestMetattackCoraML(t *testing.T) {
+	dataDir := fixture.DataDir(t)
+	g, err := data.Load(context.Background(), "cora_ml", data.Options{Dir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eps []float64
+	for _, s := range strings.Split(env("RGNN_META_EPS", "0.05"), ",") {
+		e, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps = append(eps, e)
+	}
+	slices.Sort(eps)
+	variant := metattack.Self
+	if env("RGNN_META_VARIANT", "self") == "approx" {
+		variant = metattack.Approx
+	}
+	victims := strings.Split(env("RGNN_META_VICTIMS", "gcn"), ",")
+	reg := model.Default(func(name string, o model.Options) (autograd.Aggregator, error) {
+		return aggregate.ForModel(name, o.K, o.Temperature, o.Normalization)
+	})
+	x := autograd.NewSparse(g.Features)
+	for _, ss := range strings.Split(env("RGNN_META_SEEDS", "0"), ",") {
+		seed, _ := strconv.Atoi(ss)
+		trainIdx, valIdx, testIdx, err := data.Split(g.Labels, g.NumClasses, 20, uint32(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		self, err := metattack.SelfTrainingLabels(context.Background(), g.Adj, g.Features, g.Labels, g.NumClasses, trainIdx, valIdx, uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := metattack.Problem{Adj: g.Adj, X: g.Features, Labels: g.Labels, SelfLabels: self, NumClasses: g.NumClasses,
+			Train: trainIdx, Unlabeled: slices.Concat(valIdx, testIdx)}
+		budget := metattack.Budget(g.Adj, eps[len(eps)-1])
+		start := time.Now()
+		var ms runtime.MemStats
+		res, err := metattack.Attack(context.Background(), p, budget, metattack.Options{Variant: variant, Seed: uint64(seed)},
+			func(done, total int) {
+				if done%25 == 0 || done == total {
+					runtime.ReadMemStats(&ms)
+					fmt.Fprintf(os.Stderr, "seed %d: %d/%d flips, %.1f s, heap %d MB\n", seed, done, total, time.Since(start).Seconds(), ms.HeapAlloc>>20)
+				}
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secs := time.Since(start).Seconds()
+		runtime.ReadMemStats(&ms)
+		t.Logf("seed %d variant %v: %d flips in %.1f s (%.2f s/flip), GOMAXPROCS %d, peak-ish heap sys %d MB",
+			seed, env("RGNN_META_VARIANT", "self"), len(res.Flips), secs, secs/float64(max(1, len(res.Flips))), runtime.GOMAXPROCS(0), ms.HeapSys>>20)
+		for _, e := range eps {
+			k := metattack.Budget(g.Adj, e)
+			pert, err := graph.FlipEdges(g.Adj, res.Flips[:min(k, len(res.Flips))])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dir := os.Getenv("RGNN_META_OUT"); dir != "" {
+				if err := data.SavePerturbedAdj(filepath.Join(dir, fmt.Sprintf("cora_ml_metattack_%s_s%d_eps%g.npz", env("RGNN_META_VARIANT", "self"), seed, e)), pert); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, v := range victims {
+				o := model.Options{Seed: uint64(seed)}
+				if v == "sm_gdc" {
+					o.Temperature = 0.2
+				}
+				m, err := reg.New(v, g.Features.Cols, g.NumClasses, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pg, err := m.Preprocess(pert, g.Features)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := train.Fit(context.Background(), m, train.Data{Graph: pg, X: x, Labels: g.Labels, Train: trainIdx, Val: valIdx},
+					train.Config{Seed: uint64(seed)}); err != nil {
+					t.Fatal(err)
+				}
+				acc := train.Accuracy(train.Predict(m, pg, x), g.Labels, testIdx)
+				t.Logf("seed %d ε=%g (%d flips) poisoned %s: test accuracy %.4f", seed, e, k, v, acc)
+			}
+		}
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !(goexperiment.simd && amd64)
+
+package metattack
+
+// useTiled: see gemm_simd.go.
+const useTiled = false

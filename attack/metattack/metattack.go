@@ -1,0 +1,321 @@
+package metattack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/rgnn/rgnn/attack/nettack"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Variant selects the meta-gradient.
+type Variant int
+
+const (
+	// Self is Meta-Self: exact meta-gradient through SGD with momentum.
+	Self Variant = iota
+	// Approx is MetaApprox: first-order gradients summed along Adam training.
+	Approx
+)
+
+// Options configure the attack; zero values mean DeepRobust's defaults.
+type Options struct {
+	Variant    Variant
+	Hidden     int     // 16
+	TrainIters int     // 100
+	LR         float64 // 0.1 (Self), 0.01 (Approx)
+	Momentum   float64 // 0.9 (Self)
+	LLCutoff   float64 // 0.004; negative disables the likelihood test
+	Seed       uint64  // initialisation of the inner surrogates
+}
+
+func (o Options) withDefaults() Options {
+	if o.Hidden == 0 {
+		o.Hidden = 16
+	}
+	if o.TrainIters == 0 {
+		o.TrainIters = 100
+	}
+	if o.LR == 0 {
+		o.LR = 0.1
+		if o.Variant == Approx {
+			o.LR = 0.01
+		}
+	}
+	if o.Momentum == 0 {
+		o.Momentum = 0.9
+	}
+	if o.LLCutoff == 0 {
+		o.LLCutoff = nettack.DefaultLLCutoff
+	}
+	return o
+}
+
+// Problem is the attacker's input.
+type Problem struct {
+	Adj        *tensor.CSR // clean graph: symmetric, unweighted, no self loops
+	X          *tensor.CSR // n×d features
+	Labels     []int32     // true labels (only the training nodes' are used)
+	SelfLabels []int32     // self-training labels (see SelfTrainingLabels)
+	NumClasses int
+	Train      []int // labelled nodes
+	Unlabeled  []int // nodes of the attack loss (val ∪ test)
+}
+
+// Result is the perturbation found.
+type Result struct {
+	Flips     [][2]int    `json:"flips"` // (min, max) in the order applied
+	Perturbed *tensor.CSR `json:"-"`
+}
+
+// Progress is called after every flip.
+type Progress func(done, total int)
+
+func (p *Problem) validate() error {
+	if p.Adj == nil || p.X == nil {
+		return errors.New("metattack: nil adjacency or features")
+	}
+	n := p.Adj.Rows
+	if p.Adj.Cols != n || p.X.Rows != n {
+		return fmt.Errorf("metattack: adjacency %d×%d and features with %d rows do not match", p.Adj.Rows, p.Adj.Cols, p.X.Rows)
+	}
+	if len(p.Labels) != n || len(p.SelfLabels) != n {
+		return fmt.Errorf("metattack: need %d labels and self-training labels, got %d and %d", n, len(p.Labels), len(p.SelfLabels))
+	}
+	if p.NumClasses < 2 {
+		return fmt.Errorf("metattack: %d classes", p.NumClasses)
+	}
+	for _, set := range [][]int{p.Train, p.Unlabeled} {
+		if len(set) == 0 {
+			return errors.New("metattack: empty training or unlabelled node set")
+		}
+		for _, v := range set {
+			if v < 0 || v >= n {
+				return fmt.Errorf("metattack: node %d outside [0, %d)", v, n)
+			}
+		}
+	}
+	for i := range n {
+		if int(p.Labels[i]) >= p.NumClasses || int(p.SelfLabels[i]) >= p.NumClasses || p.Labels[i] < 0 || p.SelfLabels[i] < 0 {
+			return fmt.Errorf("metattack: label of node %d outside [0, %d)", i, p.NumClasses)
+		}
+		for k := p.Adj.Indptr[i]; k < p.Adj.Indptr[i+1]; k++ {
+			j := int(p.Adj.Indices[k])
+			if j == i || p.Adj.Values[k] != 1 {
+				return fmt.Errorf("metattack: adjacency entry (%d, %d) must be an unweighted off-diagonal edge", i, j)
+			}
+			if _, ok := p.Adj.Find(j, i); !ok {
+				return fmt.Errorf("metattack: adjacency is not symmetric at (%d, %d)", i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// Attack greedily flips budget node pairs.
+func Attack(ctx context.Context, p Problem, budget int, o Options, progress Progress) (*Result, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	n := p.Adj.Rows
+	if budget < 0 || budget > n*(n-1)/2 {
+		return nil, fmt.Errorf("metattack: budget %d outside [0, %d]", budget, n*(n-1)/2)
+	}
+	o = o.withDefaults()
+	origDeg := graph.Degrees(p.Adj)
+	cur := p.Adj
+	res := &Result{Flips: [][2]int{}}
+	for step := 0; step < budget; step++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s := newSurrogate(&p, cur, o.Hidden, stepRNG(o.Seed, step))
+		g := s.pairGrad(s.metaGrad(o))
+		i, j, ok := bestPair(cur, g, origDeg, o.LLCutoff)
+		if !ok {
+			break
+		}
+		pair := [2]int{i, j}
+		next, err := graph.FlipEdges(cur, [][2]int{pair})
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+		res.Flips = append(res.Flips, pair)
+		if progress != nil {
+			progress(step+1, budget)
+		}
+	}
+	res.Perturbed = cur
+	return res, nil
+}
+
+func stepRNG(seed uint64, step int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(step)+1))
+}
+
+// bestPair returns the admissible pair i < j with the largest score
+// g_ij·(1 − 2A_ij) (first in row-major order on ties).
+func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64) (int, int, bool) {
+	n := adj.Rows
+	deg := graph.Degrees(adj)
+	var (
+		bi, bj = -1, -1
+		best   = float32(math.Inf(-1))
+	)
+	llOK := map[[3]int]bool{}
+	var llOrig, llCur []int
+	if cutoff >= 0 {
+		llOrig, llCur = origDeg, deg
+	}
+	row := make([]bool, n)
+	for i := 0; i < n; i++ {
+		for k := adj.Indptr[i]; k < adj.Indptr[i+1]; k++ {
+			row[adj.Indices[k]] = true
+		}
+		gi := g[i*n : (i+1)*n]
+		for j := i + 1; j < n; j++ {
+			sc := gi[j]
+			edge := row[j]
+			if edge {
+				sc = -sc
+				if deg[i] <= 1 || deg[j] <= 1 {
+					continue
+				}
+			}
+			if sc <= best {
+				continue
+			}
+			if cutoff >= 0 {
+				delta := 1
+				if edge {
+					delta = -1
+				}
+				key := [3]int{min(deg[i], deg[j]), max(deg[i], deg[j]), delta}
+				ok, seen := llOK[key]
+				if !seen {
+					ok = pairLL(llOrig, llCur, i, j, delta) < cutoff
+					llOK[key] = ok
+				}
+				if !ok {
+					continue
+				}
+			}
+			bi, bj, best = i, j, sc
+		}
+		for k := adj.Indptr[i]; k < adj.Indptr[i+1]; k++ {
+			row[adj.Indices[k]] = false
+		}
+	}
+	return bi, bj, bi >= 0
+}
+
+// pairLL is Λ of the degree sequence after flipping (i, j).
+func pairLL(orig, cur []int, i, j, delta int) float64 {
+	next := slices.Clone(cur)
+	next[i] += delta
+	next[j] += delta
+	return nettack.LikelihoodRatio(orig, next)
+}
+
+// surrogate holds one inner training problem on the current graph.
+type surrogate struct {
+	p       *Problem
+	n, d, h int
+	c       int
+	atil    *tensor.CSR // A + I (weights as given)
+	ahat    []float64   // values of D^{-1/2}(A+I)D^{-1/2} on atil's structure
+	xT      *tensor.CSR
+	sq      []float64 // s = d^{-1/2}
+	dg      []float64 // d = rowsum(A+I)
+	w1, w2  []float64 // d×h, h×C
+	trainM  []bool
+	unlM    []bool
+	// collected Ā factors: Σ lf_r rf_rᵀ (column-major stacks, n per column)
+	lf, rf []float32
+	rank   int
+	// columns-T corrections: abarT (n×|T|) added to columns T, kT·Â[T,:]
+	abarT, kT []float64
+}
+
+func newSurrogate(p *Problem, adj *tensor.CSR, hidden int, rng *rand.Rand) *surrogate {
+	n := adj.Rows
+	s := &surrogate{p: p, n: n, d: p.X.Cols, h: hidden, c: p.NumClasses}
+	s.setGraph(adj)
+	s.xT, _ = p.X.Transpose()
+	s.w1 = make([]float64, s.d*s.h)
+	s.w2 = make([]float64, s.h*s.c)
+	// DeepRobust _initialize: uniform(−1/√cols, 1/√cols)
+	a1, a2 := 1/math.Sqrt(float64(s.h)), 1/math.Sqrt(float64(s.c))
+	for i := range s.w1 {
+		s.w1[i] = (2*rng.Float64() - 1) * a1
+	}
+	for i := range s.w2 {
+		s.w2[i] = (2*rng.Float64() - 1) * a2
+	}
+	s.trainM = make([]bool, n)
+	for _, v := range p.Train {
+		s.trainM[v] = true
+	}
+	s.unlM = make([]bool, n)
+	for _, v := range p.Unlabeled {
+		s.unlM[v] = true
+	}
+	return s
+}
+
+// setGraph normalises a (possibly weighted) symmetric adjacency.
+func (s *surrogate) setGraph(adj *tensor.CSR) {
+	a, _ := graph.AddRemainingSelfLoops(adj, 1)
+	n := a.Rows
+	s.dg = make([]float64, n)
+	for i := range n {
+		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
+			s.dg[i] += float64(a.Values[k])
+		}
+	}
+	s.sq = make([]float64, n)
+	for i, d := range s.dg {
+		if d > 0 {
+			s.sq[i] = 1 / math.Sqrt(d)
+		}
+	}
+	s.ahat = make([]float64, len(a.Values))
+	for i := range n {
+		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
+			s.ahat[k] = s.sq[i] * float64(a.Values[k]) * s.sq[a.Indices[k]]
+		}
+	}
+	s.atil = a
+}
+
+func pairLLSeq(orig, cur []int) float64 { return nettack.LikelihoodRatio(orig, cur) }
+
+// SelfTrainingLabels returns Meta-Self's labels: the predictions of a
+// linearised GCN (nettack.TrainSurrogate) trained on the clean graph, with
+// the true labels on the training nodes.
+func SelfTrainingLabels(ctx context.Context, adj, x *tensor.CSR, labels []int32, numClasses int, train, val []int, seed uint64) ([]int32, error) {
+	sur, err := nettack.TrainSurrogate(ctx, adj, x, labels, numClasses, train, val, nettack.SurrogateOptions{Seed: seed})
+	if err != nil {
+		return nil, fmt.Errorf("metattack self-training labels: %w", err)
+	}
+	z := sur.Logits(adj)
+	out := make([]int32, adj.Rows)
+	for i := range out {
+		out[i] = int32(z.ArgmaxRow(i))
+	}
+	for _, v := range train {
+		out[v] = labels[v]
+	}
+	return out, nil
+}
+
+// Budget is round(ε·m) for m undirected edges (round half to even).
+func Budget(adj *tensor.CSR, eps float64) int {
+	return int(math.RoundToEven(eps * float64(adj.Nnz()/2)))
+}

@@ -1,0 +1,234 @@
+package metattack
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// tinyProblem builds a random connected graph with n nodes, sparse
+// features and labels.
+func tinyProblem(t testing.TB, n, d, c int, seed uint64) Problem {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	set := map[[2]int]bool{}
+	for i := 1; i < n; i++ {
+		j := rng.IntN(i)
+		set[[2]int{j, i}] = true
+	}
+	for range n / 2 {
+		a, b := rng.IntN(n), rng.IntN(n)
+		if a != b {
+			set[[2]int{min(a, b), max(a, b)}] = true
+		}
+	}
+	var es []tensor.Entry
+	for p := range set {
+		es = append(es, tensor.Entry{Row: int32(p[0]), Col: int32(p[1]), Val: 1}, tensor.Entry{Row: int32(p[1]), Col: int32(p[0]), Val: 1})
+	}
+	adj, err := tensor.FromCOO(n, n, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs []tensor.Entry
+	for i := range n {
+		for f := range d {
+			if rng.Float64() < 0.4 {
+				xs = append(xs, tensor.Entry{Row: int32(i), Col: int32(f), Val: float32(rng.Float64())})
+			}
+		}
+	}
+	x, err := tensor.FromCOO(n, d, xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Problem{Adj: adj, X: x, NumClasses: c, Labels: make([]int32, n), SelfLabels: make([]int32, n)}
+	for i := range n {
+		p.Labels[i] = int32(rng.IntN(c))
+		p.SelfLabels[i] = int32(rng.IntN(c))
+		if i%3 == 0 {
+			p.Train = append(p.Train, i)
+			p.SelfLabels[i] = p.Labels[i]
+		} else {
+			p.Unlabeled = append(p.Unlabeled, i)
+		}
+	}
+	return p
+}
+
+// weighted returns adj with the symmetric pair (i, j) set to weight w.
+func weighted(adj *tensor.CSR, i, j int, w float32) *tensor.CSR {
+	n := adj.Rows
+	var es []tensor.Entry
+	for r := range n {
+		for k := adj.Indptr[r]; k < adj.Indptr[r+1]; k++ {
+			c := int(adj.Indices[k])
+			if (r == i && c == j) || (r == j && c == i) {
+				continue
+			}
+			es = append(es, tensor.Entry{Row: int32(r), Col: int32(c), Val: adj.Values[k]})
+		}
+	}
+	es = append(es, tensor.Entry{Row: int32(i), Col: int32(j), Val: w}, tensor.Entry{Row: int32(j), Col: int32(i), Val: w})
+	out, _ := tensor.FromCOO(n, n, es)
+	return out
+}
+
+// TestMetaGradientFD checks the meta-gradient (through the unrolled
+// training, Meta-Self) against central finite differences of the attack
+// loss after training, for every node pair of a tiny graph.
+func TestMetaGradientFD(t *testing.T) {
+	p := tinyProblem(t, 9, 6, 3, 1)
+	for _, iters := range []int{0, 1, 6} {
+		o := Options{TrainIters: iters, Hidden: 4, Seed: 3}.withDefaults()
+		s := newSurrogate(&p, p.Adj, o.Hidden, stepRNG(o.Seed, 0))
+		g := s.pairGrad(s.metaGrad(o))
+		n := p.Adj.Rows
+		const h = 1e-3
+		worst := 0.0
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				base := float32(0)
+				if _, ok := p.Adj.Find(i, j); ok {
+					base = 1
+				}
+				loss := func(w float32) float64 {
+					q := p
+					q.Adj = weighted(p.Adj, i, j, w)
+					return newSurrogate(&q, q.Adj, o.Hidden, stepRNG(o.Seed, 0)).attackLoss(o)
+				}
+				fd := (loss(base+h) - loss(base-h)) / (2 * h)
+				got := float64(g[i*n+j])
+				err := math.Abs(got-fd) / max(1e-3, math.Abs(fd))
+				worst = max(worst, err)
+				if err > 2e-3 {
+					t.Errorf("iters %d pair (%d,%d): meta-gradient %.6g, finite difference %.6g", iters, i, j, got, fd)
+				}
+			}
+		}
+		t.Logf("iters %d: worst relative error %.2g", iters, worst)
+	}
+}
+
+// TestApproxFirstStepFD checks MetaApprox with zero training steps: the
+// plain gradient of the attack loss.
+func TestApproxFirstStepFD(t *testing.T) {
+	p := tinyProblem(t, 8, 5, 3, 4)
+	o := Options{Variant: Approx, TrainIters: 0, Hidden: 4, Seed: 1}.withDefaults()
+	o.TrainIters = 0
+	s := newSurrogate(&p, p.Adj, o.Hidden, stepRNG(o.Seed, 0))
+	g := s.pairGrad(s.metaGrad(o))
+	n := p.Adj.Rows
+	so := Options{TrainIters: 0, Hidden: 4, Seed: 1}.withDefaults()
+	so.TrainIters = 0
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			base := float32(0)
+			if _, ok := p.Adj.Find(i, j); ok {
+				base = 1
+			}
+			loss := func(w float32) float64 {
+				q := p
+				q.Adj = weighted(p.Adj, i, j, w)
+				return newSurrogate(&q, q.Adj, so.Hidden, stepRNG(so.Seed, 0)).attackLoss(so)
+			}
+			fd := (loss(base+1e-3) - loss(base-1e-3)) / 2e-3
+			if math.Abs(float64(g[i*n+j])-fd) > 2e-3*max(1e-3, math.Abs(fd)) {
+				t.Errorf("pair (%d,%d): gradient %.6g, finite difference %.6g", i, j, g[i*n+j], fd)
+			}
+		}
+	}
+}
+
+// TestAttackSmall: budget respected, no singletons, likelihood test holds,
+// deterministic across GOMAXPROCS, both variants.
+func TestAttackSmall(t *testing.T) {
+	p := tinyProblem(t, 30, 8, 3, 9)
+	deg := graph.Degrees(p.Adj)
+	for _, v := range []Variant{Self, Approx} {
+		o := Options{Variant: v, TrainIters: 20, Seed: 2}
+		prev := runtime.GOMAXPROCS(1)
+		r1, err := Attack(context.Background(), p, 6, o, nil)
+		runtime.GOMAXPROCS(2)
+		calls := 0
+		r2, err2 := Attack(context.Background(), p, 6, o, func(done, total int) { calls++ })
+		runtime.GOMAXPROCS(prev)
+		if err != nil || err2 != nil {
+			t.Fatal(err, err2)
+		}
+		if !reflect.DeepEqual(r1.Flips, r2.Flips) || calls != len(r1.Flips) {
+			t.Fatalf("variant %d: flips differ with GOMAXPROCS 1 and 2: %v vs %v", v, r1.Flips, r2.Flips)
+		}
+		if len(r1.Flips) != 6 {
+			t.Errorf("variant %d: %d flips, budget 6", v, len(r1.Flips))
+		}
+		for u, d := range graph.Degrees(r1.Perturbed) {
+			if d == 0 {
+				t.Errorf("variant %d: node %d is a singleton", v, u)
+			}
+		}
+		if l := graph.Degrees(r1.Perturbed); pairLLSeq(deg, l) >= 0.004 {
+			t.Errorf("variant %d: final degree sequence fails the likelihood test", v)
+		}
+		want, err := graph.FlipEdges(p.Adj, r1.Flips)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(want.Indices, r1.Perturbed.Indices) {
+			t.Errorf("variant %d: perturbed graph does not equal the clean graph plus the flips", v)
+		}
+	}
+}
+
+// TestTiledGemm checks tiledGemm against a plain triple loop.
+func TestTiledGemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, sz := range [][2]int{{1, 1}, {37, 5}, {130, 41}, {300, 64}} {
+		n, r := sz[0], sz[1]
+		lf, rf := make([]float32, r*n), make([]float32, r*n)
+		for i := range lf {
+			lf[i], rf[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		}
+		out := make([]float32, n*n)
+		tiledGemm(out, lf, rf, n, r)
+		for i := range n {
+			for j := range n {
+				var want float64
+				for k := range r {
+					want += float64(lf[k*n+i]) * float64(rf[k*n+j])
+				}
+				if math.Abs(float64(out[i*n+j])-want) > 1e-4*(1+math.Abs(want)) {
+					t.Fatalf("n=%d r=%d: out[%d,%d] = %g, want %g", n, r, i, j, out[i*n+j], want)
+				}
+			}
+		}
+	}
+}
+
+func TestAttackErrors(t *testing.T) {
+	p := tinyProblem(t, 10, 4, 2, 1)
+	if _, err := Attack(context.Background(), p, -1, Options{}, nil); err == nil {
+		t.Error("negative budget accepted")
+	}
+	q := p
+	q.Train = nil
+	if _, err := Attack(context.Background(), q, 1, Options{}, nil); err == nil {
+		t.Error("empty train set accepted")
+	}
+	q = p
+	q.Adj, _ = tensor.FromCOO(10, 10, []tensor.Entry{{Row: 0, Col: 1, Val: 1}})
+	if _, err := Attack(context.Background(), q, 1, Options{}, nil); err == nil {
+		t.Error("asymmetric adjacency accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Attack(ctx, p, 2, Options{}, nil); err == nil {
+		t.Error("cancelled context not reported")
+	}
+}
