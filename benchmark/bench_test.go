@@ -82,7 +82,7 @@ func TestRunSmall(t *testing.T) {
 	}
 	want := []struct {
 		arch, model, graph string
-		gdc, skipped      bool
+		gdc, skipped       bool
 	}{
 		{"gcn", "gcn", "input", false, false}, {"gcn", "gdc", "gdc", true, false},
 		{"gat", "gat", "input", false, false}, {"gat", "gat", "gdc pattern", true, false},
