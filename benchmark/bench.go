@@ -108,9 +108,13 @@ type Row struct {
 	EpochMeanMs  float64 `json:"epoch_mean_ms"`
 	EpochMedMs   float64 `json:"epoch_median_ms"`
 	EpochMinMs   float64 `json:"epoch_min_ms"`
-	TotalMs      float64 `json:"epoch_plus_prep_over_200_ms"`
-	Epochs       int     `json:"timed_epochs"`
-	PaperMs      float64 `json:"paper_ms,omitempty"` // the paper's Table 2 (GTX 1080 Ti), 0 = not in the paper
+	// EpochCPUMs is the process CPU time (all threads) per timed epoch:
+	// less sensitive to other processes than wall time; on an idle
+	// machine wall ≈ CPU / cores used. 0 = unavailable.
+	EpochCPUMs float64 `json:"epoch_cpu_ms"`
+	TotalMs    float64 `json:"epoch_plus_prep_over_200_ms"`
+	Epochs     int     `json:"timed_epochs"`
+	PaperMs    float64 `json:"paper_ms,omitempty"` // the paper's Table 2 (GTX 1080 Ti), 0 = not in the paper
 }
 
 // Run measures every selected architecture on every dataset.
@@ -213,9 +217,22 @@ func measure(ctx context.Context, reg *model.Registry, ds Dataset, g *data.Graph
 
 	total := cfg.Warmup + cfg.Epochs
 	stamps := make([]time.Time, 0, total)
+	var cpu0, cpu1 time.Duration
+	cpuOK := true
 	_, err = train.Fit(ctx, m, train.Data{Graph: pg, X: x, Labels: g.Labels, Train: tr, Val: va},
 		train.Config{Seed: cfg.Seed, MaxEpochs: total, Patience: total + 1,
-			Progress: func(int, float64, float64) { stamps = append(stamps, time.Now()) }})
+			Progress: func(e int, _, _ float64) {
+				stamps = append(stamps, time.Now())
+				if e == cfg.Warmup-1 || e == total-1 {
+					c, ok := processCPU()
+					cpuOK = cpuOK && ok
+					if e == total-1 {
+						cpu1 = c
+					} else {
+						cpu0 = c
+					}
+				}
+			}})
 	if err != nil {
 		return err
 	}
@@ -235,6 +252,9 @@ func measure(ctx context.Context, reg *model.Registry, ds Dataset, g *data.Graph
 	r.EpochMedMs = median(d)
 	r.EpochMinMs = slices.Min(d)
 	r.TotalMs = r.EpochMeanMs + r.PrepMs/AmortizeEpochs
+	if cpuOK {
+		r.EpochCPUMs = ms(cpu1-cpu0) / float64(cfg.Epochs)
+	}
 	return nil
 }
 

@@ -104,3 +104,31 @@ func TestRunSmall(t *testing.T) {
 		t.Fatalf("paper figures: %v %v", rows[0].PaperMs, rows[3].PaperMs)
 	}
 }
+
+// BenchmarkEpoch times training epochs on cora_ml through Run (one
+// b.N-epoch measurement per model), for profiling:
+//
+//	go test ./benchmark -run xxx -bench 'Epoch/gat$' -benchtime 50x -cpuprofile cpu.out
+func BenchmarkEpoch(b *testing.B) {
+	g, err := data.Load(context.Background(), "cora_ml", data.Options{Dir: fixture.DataDir(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := model.Default(func(n string, o model.Options) (autograd.Aggregator, error) {
+		return aggregate.ForModel(n, o.K, o.Temperature, o.Normalization)
+	})
+	for _, name := range []string{"gcn", "gat", "svd_gcn", "jaccard_gcn", "rgcn", "appnp", "sm_gdc"} {
+		b.Run(name, func(b *testing.B) {
+			arch, _ := ArchitectureOf(name)
+			gdc := name == "sm_gdc"
+			rows, err := Run(context.Background(), reg, []Dataset{{Name: "cora_ml", Graph: g, K: 64}},
+				Config{Architectures: []string{arch}, WithoutGDC: !gdc, WithGDC: gdc, Warmup: 1, Epochs: max(1, b.N)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(rows[0].EpochMeanMs, "ms/epoch")
+			b.ReportMetric(rows[0].EpochMedMs, "median-ms/epoch")
+			b.ReportMetric(rows[0].EpochCPUMs, "cpu-ms/epoch")
+		})
+	}
+}
