@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -78,11 +80,24 @@ machine's load: run it on an idle machine and record 'uptime'.`,
 	c.Flags().Uint64("graph-seed", 0, "seed of the "+benchmark.PubMedLikeName+" graph")
 	c.Flags().Float64("ppr-eps", -1, "GDC PPR: 0 = exact, > 0 = push approximation with this error, < 0 = exact up to 10,000 nodes else 1e-4")
 	c.Flags().Bool("quiet", false, "no progress output")
+	c.Flags().Bool("markdown", false, "print the table as Markdown")
+	c.Flags().String("from", "", "render a report saved with --json instead of measuring")
 	addJSONFlag(c)
 	return c
 }
 
 func runBench(c *cobra.Command, _ []string) error {
+	if from, _ := c.Flags().GetString("from"); from != "" {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			return err
+		}
+		var rep benchReport
+		if err := json.Unmarshal(b, &rep); err != nil {
+			return fmt.Errorf("%s: %w", from, err)
+		}
+		return outputBench(c, rep)
+	}
 	cfg := benchmark.Config{}
 	cfg.Warmup, _ = c.Flags().GetInt("warmup")
 	cfg.Epochs, _ = c.Flags().GetInt("epochs")
@@ -163,10 +178,43 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 	rep := benchReport{Warmup: cfg.Warmup, Epochs: cfg.Epochs, Seed: seed, GOMAXPROCS: runtime.GOMAXPROCS(0),
 		GOARCH: runtime.GOARCH, GoVersion: runtime.Version(), Date: time.Now().UTC().Format(time.RFC3339), Rows: rows}
+	return outputBench(c, rep)
+}
+
+func outputBench(c *cobra.Command, rep benchReport) error {
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), rep)
 	}
+	if md, _ := c.Flags().GetBool("markdown"); md {
+		return markdownBench(c.OutOrStdout(), rep)
+	}
 	return printBench(c.OutOrStdout(), rep)
+}
+
+// markdownBench prints the report as a Markdown table (for BENCHMARKS.md).
+func markdownBench(w io.Writer, rep benchReport) error {
+	fmt.Fprintf(w, "%d warm-up + %d timed epochs, GOMAXPROCS=%d, %s, %s\n\n",
+		rep.Warmup, rep.Epochs, rep.GOMAXPROCS, rep.GoVersion, rep.Date)
+	fmt.Fprintln(w, "| dataset | architecture | GDC | model (graph) | prep ms | epoch mean ms | median | CPU ms/epoch | mean + prep/200 | paper (GPU) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rep.Rows {
+		gdc := "no"
+		if r.GDC {
+			gdc = "yes"
+		}
+		paper := "-"
+		if r.PaperMs > 0 {
+			paper = fmt.Sprintf("%.1f", r.PaperMs)
+		}
+		if r.Skipped != "" {
+			fmt.Fprintf(w, "| %s | %s | %s | skipped: %s | | | | | | %s |\n", r.Dataset, r.Architecture, gdc, r.Skipped, paper)
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s (%s) | %.1f | %.2f | %.2f | %.2f | %.2f | %s |\n", r.Dataset, r.Architecture, gdc,
+			r.Model, r.Graph, r.PrepMs, r.EpochMeanMs, r.EpochMedMs, r.EpochCPUMs, r.TotalMs, paper)
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 func printBench(w io.Writer, rep benchReport) error {

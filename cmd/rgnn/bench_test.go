@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,6 +18,7 @@ func TestBenchCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	jsonOut := out
 	var rep benchReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -31,6 +34,13 @@ func TestBenchCommand(t *testing.T) {
 		"--warmup", "1", "--epochs", "2", "--quiet")
 	if err != nil || !strings.Contains(out, "citeseer") || !strings.Contains(out, "gcn (input)") {
 		t.Fatalf("table: %v\n%s", err, out)
+	}
+	saved := filepath.Join(t.TempDir(), "bench.json")
+	if err := os.WriteFile(saved, []byte(jsonOut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = runRoot(t, "bench", "--from", saved, "--markdown"); err != nil || !strings.Contains(out, "| citeseer | gcn | no | gcn (input) |") {
+		t.Fatalf("markdown from saved report: %v\n%s", err, out)
 	}
 	for _, bad := range [][]string{{"--models", "nope"}, {"--datasets", "cora"}, {"--epochs", "0"}, {"--gdc", "maybe"}} {
 		var ue usageError
