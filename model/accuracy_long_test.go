@@ -39,6 +39,8 @@ var paperTable = []struct {
 	{"sm_gdc", model.Options{Temperature: 1.0}, .829, .716},
 	{"sm_gdc", model.Options{Temperature: 0.5}, .821, .711},
 	{"sm_gdc", model.Options{Temperature: 0.2}, .801, .705},
+	// No reference number: reported only.
+	{"softmedian_gdc", model.Options{}, math.NaN(), math.NaN()},
 }
 
 // TestAccuracyTable trains every model from scratch (seeds 0, 1, 5) and
@@ -94,7 +96,7 @@ func TestAccuracyTable(t *testing.T) {
 			mean := sum / 3
 			label := fmt.Sprintf("%s T=%g", row.name, row.opts.Temperature)
 			t.Logf("RESULT %s %-22s mean %.4f reference %.3f (%s)", ds, label, mean, want, time.Since(start).Round(time.Second))
-			if math.Abs(mean-want) > 0.02 {
+			if !math.IsNaN(want) && math.Abs(mean-want) > 0.02 {
 				t.Errorf("%s %s: mean test accuracy %.4f, reference %.3f ± 0.02", ds, label, mean, want)
 			}
 		}

@@ -14,5 +14,6 @@ func subcommands() []*cobra.Command {
 		newRunCmd(),
 		newResultsCmd(),
 		newReportCmd(),
+		newBenchCmd(),
 	}
 }
