@@ -4,6 +4,11 @@ package tensor
 
 import "simd/archsimd"
 
+// Every kernel ends with archsimd.ClearAVXUpperBits (VZEROUPPER): Go compiles
+// scalar float code to legacy SSE, and with the upper halves of the AVX
+// registers dirty each such instruction pays a state-transition penalty
+// (math.Exp after these kernels ran tens of times slower).
+
 // useAVX2 is fixed at start-up from the CPU's features; without AVX2+FMA the
 // portable kernels run.
 var useAVX2 = archsimd.X86.AVX2() && archsimd.X86.FMA()
@@ -37,6 +42,7 @@ func axpy(y, x []float32, alpha float32) {
 		y0 := archsimd.LoadFloat32x8Slice(y[i:])
 		archsimd.LoadFloat32x8Slice(x[i:]).MulAdd(a, y0).StoreSlice(y[i:])
 	}
+	archsimd.ClearAVXUpperBits()
 	if i < len(y) {
 		axpyGeneric(y[i:], x[i:], alpha)
 	}
@@ -56,6 +62,7 @@ func dot(x, y []float32) float32 {
 	}
 	var buf [8]float32
 	s0.Add(s1).StoreSlice(buf[:])
+	archsimd.ClearAVXUpperBits()
 	s := ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
 	if i < len(x) {
 		s += dotGeneric(x[i:], y[i:])
@@ -118,6 +125,7 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 			c3.StoreSlice(out[24:])
 		}
 	}
+	archsimd.ClearAVXUpperBits()
 	return true
 }
 
@@ -149,6 +157,7 @@ func adamVec(w, g, m, v []float32, c AdamCoeffs) int {
 		wj.Sub(step.Mul(mj).Div(denom)).StoreSlice(w[j:])
 		zero.StoreSlice(g[j:])
 	}
+	archsimd.ClearAVXUpperBits()
 	return n
 }
 
@@ -168,6 +177,7 @@ func sqDist(x, y []float32) float32 {
 	}
 	var buf [8]float32
 	s0.Add(s1).StoreSlice(buf[:])
+	archsimd.ClearAVXUpperBits()
 	s := ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
 	if i < len(x) {
 		s += sqDistGeneric(x[i:], y[i:])
@@ -212,6 +222,7 @@ func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
 			c13.StoreSlice(o1[24:])
 		}
 	}
+	archsimd.ClearAVXUpperBits()
 	for ; i < m; i++ {
 		o := out[i*n : (i+1)*n]
 		if !acc {
@@ -239,6 +250,7 @@ func gramToDistVec(g, nb []float32, na float32) int {
 		v := a.Add(archsimd.LoadFloat32x8Slice(nb[j:])).Sub(two.Mul(gv))
 		v.Max(zero).Sqrt().StoreSlice(g[j:])
 	}
+	archsimd.ClearAVXUpperBits()
 	return n
 }
 
@@ -260,5 +272,6 @@ func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) {
 	}
 	var buf [8]float32
 	acc.StoreSlice(buf[:])
+	archsimd.ClearAVXUpperBits()
 	return n, ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
 }
