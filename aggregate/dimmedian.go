@@ -91,19 +91,23 @@ func weightedSelect(keys []uint64, w []float32, target float64) uint64 {
 func weightedSelectM(keys []uint64, w []float32, target float64, monotone bool) uint64 {
 	lo, hi := 0, len(keys)
 	var acc float64 // weight of the keys known to lie below keys[lo:hi]
-	for monotone && hi-lo > 24 {
-		// Median-of-three pivot, then a Lomuto partition into < and > parts.
+	for monotone && hi-lo > 12 {
+		// Median-of-three pivot, then a branch-free Lomuto partition
+		// (keys[lo:i] < pivot ≤ keys[i:j]): the comparison outcomes are
+		// random, so branches would mispredict half the time.
 		m := lo + (hi-lo)/2
 		a, b, c := keys[lo], keys[m], keys[hi-1]
 		pivot := max(min(a, b), min(max(a, b), c))
 		i := lo
-		var wl float64
 		for j := lo; j < hi; j++ {
-			if keys[j] < pivot {
-				keys[i], keys[j] = keys[j], keys[i]
-				wl += float64(w[keys[i]&0xffffffff])
-				i++
-			}
+			k := keys[j]
+			keys[j] = keys[i]
+			keys[i] = k
+			i += b2i(k < pivot)
+		}
+		var wl float64
+		for _, k := range keys[lo:i] {
+			wl += float64(w[k&0xffffffff])
 		}
 		wp := float64(w[pivot&0xffffffff])
 		switch {
@@ -123,7 +127,11 @@ func weightedSelectM(keys []uint64, w []float32, target float64, monotone bool) 
 		}
 	}
 	part := keys[lo:hi]
-	slices.Sort(part)
+	if len(part) <= 12 {
+		insertionSort(part)
+	} else {
+		slices.Sort(part)
+	}
 	for _, k := range part {
 		acc += float64(w[k&0xffffffff])
 		if acc >= target {
@@ -132,6 +140,27 @@ func weightedSelectM(keys []uint64, w []float32, target float64, monotone bool) 
 	}
 	// No prefix reaches the target (e.g. negative weights): the largest key.
 	return slices.Max(keys)
+}
+
+// b2i is 1 for true, 0 for false (compiled to SETcc, no branch).
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
+
+// insertionSort sorts a short slice ascending.
+func insertionSort(s []uint64) {
+	for i := 1; i < len(s); i++ {
+		v := s[i]
+		j := i
+		for ; j > 0 && s[j-1] > v; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = v
+	}
 }
 
 // orderedBits maps a float32 to a uint32 with the same order (negative
