@@ -231,31 +231,33 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 	clear(ws.xs[nk*d : np*d])
 	// xt holds per column block J the d×gramBlock transpose of its rows.
 	ws.xt = grow(ws.xt, np*d)
-	ws.nrm = grow(ws.nrm, nk)
-	for i := 0; i < np; i++ {
-		xi := ws.xs[i*d : (i+1)*d]
-		if i < nk {
-			ws.nrm[i] = tensor.Dot(xi, xi)
-		}
-		blk := ws.xt[(i/gramBlock)*gramBlock*d:]
-		col := i % gramBlock
-		for t, v := range xi {
-			blk[t*gramBlock+col] = v
+	for bj := 0; bj < nb; bj++ {
+		blk := ws.xt[bj*gramBlock*d : (bj+1)*gramBlock*d]
+		for col := 0; col < gramBlock; col++ {
+			xi := ws.xs[(bj*gramBlock+col)*d : (bj*gramBlock+col+1)*d]
+			dst := blk[col:]
+			_ = dst[(len(xi)-1)*gramBlock]
+			for t, v := range xi {
+				dst[t*gramBlock] = v
+			}
 		}
 	}
-	ws.blk = grow(ws.blk, gramBlock*gramBlock)
+	// Blocks on and above the diagonal, written straight into dist (row
+	// stride nk; the padding rows and columns are not stored).
 	for bi := 0; bi < nb; bi++ {
 		xsI := ws.xs[bi*gramBlock*d : (bi+1)*gramBlock*d]
 		rows := min(gramBlock, nk-bi*gramBlock)
 		for bj := bi; bj < nb; bj++ {
-			tensor.GemmSmall(ws.blk, xsI, ws.xt[bj*gramBlock*d:(bj+1)*gramBlock*d], gramBlock, d, gramBlock, false)
 			j0 := bj * gramBlock
 			cols := min(gramBlock, nk-j0)
-			for ii := 0; ii < rows; ii++ {
-				i := bi*gramBlock + ii
-				copy(dist[i*nk+j0:i*nk+j0+cols], ws.blk[ii*gramBlock:ii*gramBlock+cols])
-			}
+			gemmStrided(dist[bi*gramBlock*nk+j0:], nk, xsI, ws.xt[bj*gramBlock*d:(bj+1)*gramBlock*d],
+				rows, d, gramBlock, cols, ws)
 		}
+	}
+	// Squared norms: the Gram diagonal (so self-distances are exactly 0).
+	ws.nrm = grow(ws.nrm, nk)
+	for i := range nk {
+		ws.nrm[i] = dist[i*nk+i]
 	}
 	for i := 0; i < nk; i++ {
 		row := dist[i*nk : (i+1)*nk]
@@ -395,7 +397,7 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 			}
 			tmp := grow(ws.tmp, nk*d)
 			ws.tmp = tmp
-			tensor.GemmSmall(tmp, cm, ws.xs, nk, nk, d, false)
+			gemm(tmp, cm, ws.xs, nk, nk, d)
 			for i, pi := range sel {
 				tensor.Axpy(st.grads.row(pi, d), tmp[i*d:(i+1)*d], -1)
 			}
