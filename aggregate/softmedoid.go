@@ -233,12 +233,14 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 	ws.xt = grow(ws.xt, np*d)
 	for bj := 0; bj < nb; bj++ {
 		blk := ws.xt[bj*gramBlock*d : (bj+1)*gramBlock*d]
-		for col := 0; col < gramBlock; col++ {
-			xi := ws.xs[(bj*gramBlock+col)*d : (bj*gramBlock+col+1)*d]
-			dst := blk[col:]
-			_ = dst[(len(xi)-1)*gramBlock]
-			for t, v := range xi {
-				dst[t*gramBlock] = v
+		// Four rows at a time: each t stores four adjacent values.
+		for col := 0; col < gramBlock; col += 4 {
+			r0 := (bj*gramBlock + col) * d
+			x0, x1 := ws.xs[r0:r0+d], ws.xs[r0+d:r0+2*d]
+			x2, x3 := ws.xs[r0+2*d:r0+3*d], ws.xs[r0+3*d:r0+4*d]
+			for t := range d {
+				o := blk[t*gramBlock+col : t*gramBlock+col+4 : t*gramBlock+col+4]
+				o[0], o[1], o[2], o[3] = x0[t], x1[t], x2[t], x3[t]
 			}
 		}
 	}
