@@ -47,8 +47,18 @@ func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []in
 	nk, d := hi-lo, x.Cols
 	xt := grow(ws.xt, d*nk)
 	ws.xt = xt
-	for i, j := range a.Indices[lo:hi] {
-		for c, v := range x.Row(int(j)) {
+	idx := a.Indices[lo:hi]
+	i := 0
+	for ; i+4 <= nk; i += 4 { // four rows at a time: adjacent stores
+		x0, x1 := x.Row(int(idx[i])), x.Row(int(idx[i+1]))
+		x2, x3 := x.Row(int(idx[i+2])), x.Row(int(idx[i+3]))
+		for c := range d {
+			o := xt[c*nk+i : c*nk+i+4 : c*nk+i+4]
+			o[0], o[1], o[2], o[3] = x0[c], x1[c], x2[c], x3[c]
+		}
+	}
+	for ; i < nk; i++ {
+		for c, v := range x.Row(int(idx[i])) {
 			xt[c*nk+i] = v
 		}
 	}
