@@ -102,6 +102,10 @@ type edgeGrads struct {
 	colPtr []int // CSC pointers over entries
 	colEnt []int // entry positions in column order (rows ascending)
 	fill   []int
+
+	par      par
+	gradX    *tensor.Dense
+	reduceFn func(chunk, lo, hi int)
 }
 
 func (e *edgeGrads) reset(a *tensor.CSR, d int) {
@@ -147,18 +151,23 @@ func (e *edgeGrads) row(k, d int) []float32 { return e.buf[k*d : (k+1)*d] }
 
 // reduce adds the per-edge gradients into gradX (parallel over columns).
 func (e *edgeGrads) reduce(gradX *tensor.Dense) {
+	if e.reduceFn == nil {
+		e.reduceFn = e.reduceRows // bound once: method values allocate
+	}
+	e.gradX = gradX
+	e.par.run(gradX.Rows, 64, e.reduceFn)
+	e.gradX = nil
+}
+
+func (e *edgeGrads) reduceRows(_, lo, hi int) {
+	gradX := e.gradX
 	d := gradX.Cols
-	tensor.Parallel(gradX.Rows, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			g := gradX.Row(j)
-			for p := e.colPtr[j]; p < e.colPtr[j+1]; p++ {
-				src := e.buf[e.colEnt[p]*d : (e.colEnt[p]+1)*d]
-				for i, v := range src {
-					g[i] += v
-				}
-			}
+	for j := lo; j < hi; j++ {
+		g := gradX.Row(j)
+		for p := e.colPtr[j]; p < e.colPtr[j+1]; p++ {
+			tensor.Axpy(g, e.buf[e.colEnt[p]*d:(e.colEnt[p]+1)*d], 1)
 		}
-	})
+	}
 }
 
 // rowSums returns the full row sums of a in float64.

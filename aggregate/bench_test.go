@@ -36,9 +36,11 @@ func BenchmarkForward(b *testing.B) {
 			out := tensor.NewDense(a.Rows, x.Cols)
 			agg.Forward(a, x, out)
 			b.ReportAllocs()
+			c0 := cpuSeconds()
 			for b.Loop() {
 				agg.Forward(a, x, out)
 			}
+			reportCPU(b, c0)
 		})
 	}
 }
@@ -54,10 +56,22 @@ func BenchmarkForwardBackward(b *testing.B) {
 			st := agg.Forward(a, x, out)
 			agg.Backward(st, g, gx, gv)
 			b.ReportAllocs()
+			c0 := cpuSeconds()
 			for b.Loop() {
 				st := agg.Forward(a, x, out)
 				agg.Backward(st, g, gx, gv)
 			}
+			reportCPU(b, c0)
 		})
+	}
+}
+
+// reportCPU adds the process CPU time per operation (all goroutines) as
+// "cpu-ms/op": on a shared machine it is much less sensitive to other
+// processes than the wall time, and on an idle one the wall time is about
+// cpu-ms/op divided by the cores used.
+func reportCPU(b *testing.B, c0 float64) {
+	if c := cpuSeconds(); c > 0 && b.N > 0 {
+		b.ReportMetric((c-c0)*1e3/float64(b.N), "cpu-ms/op")
 	}
 }

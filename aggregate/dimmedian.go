@@ -14,38 +14,70 @@ import (
 // selected indices are constants of the backward pass.
 type DimMedian struct {
 	st struct {
-		a      *tensor.CSR
-		x, out *tensor.Dense
-		rowSum []float64
-		pick   []int32 // per (row, dim): entry position of the median (−1: empty)
-		g      edgeGrads
+		a        *tensor.CSR
+		x, out   *tensor.Dense
+		rowSum   []float64
+		pick     []int32 // per (row, dim): entry position of the median (−1: empty)
+		g        edgeGrads
+		ws       []workspace
+		par      par
+		gradOut  *tensor.Dense
+		gradX    *tensor.Dense
+		gradVals []float32
 	}
+	fwd, bwd func(chunk, lo, hi int)
 }
 
 // Name implements Aggregator.
 func (m *DimMedian) Name() string { return "dimmedian" }
 
 // medianPicks fills pick (d entries) with the weighted median entry of row r
-// per dimension. Each (value, entry) pair is packed into one uint64 whose
-// order is the value's order with ties broken by entry position (column
-// ascending), so a plain integer sort does the work.
-func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []int32, keys []uint64) []uint64 {
+// per dimension. The neighbourhood is first gathered column-major (one
+// contiguous run of values per dimension). Each (value, entry) pair is packed
+// into one uint64 whose order is the value's order with ties broken by entry
+// position (column ascending), so plain integer comparisons do the work.
+func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []int32, ws *workspace) {
 	lo, hi := a.Indptr[r], a.Indptr[r+1]
-	for c := range pick {
-		pick[c] = -1
-	}
 	if hi == lo {
-		return keys
-	}
-	for c := range pick {
-		keys = keys[:0]
-		for p := lo; p < hi; p++ {
-			keys = append(keys, uint64(orderedBits(x.At(int(a.Indices[p]), c)))<<32|uint64(p-lo))
+		for c := range pick {
+			pick[c] = -1
 		}
-		chosen := lo + int(weightedSelect(keys, a.Values[lo:hi], total/2)&0xffffffff)
-		pick[c] = int32(chosen)
+		return
 	}
-	return keys
+	nk, d := hi-lo, x.Cols
+	xt := grow(ws.xt, d*nk)
+	ws.xt = xt
+	idx := a.Indices[lo:hi]
+	i := 0
+	for ; i+4 <= nk; i += 4 { // four rows at a time: adjacent stores
+		x0, x1 := x.Row(int(idx[i])), x.Row(int(idx[i+1]))
+		x2, x3 := x.Row(int(idx[i+2])), x.Row(int(idx[i+3]))
+		for c := range d {
+			o := xt[c*nk+i : c*nk+i+4 : c*nk+i+4]
+			o[0], o[1], o[2], o[3] = x0[c], x1[c], x2[c], x3[c]
+		}
+	}
+	for ; i < nk; i++ {
+		for c, v := range x.Row(int(idx[i])) {
+			xt[c*nk+i] = v
+		}
+	}
+	w := a.Values[lo:hi]
+	monotone := true // partitioning relies on monotone prefix sums
+	for _, v := range w {
+		if v < 0 {
+			monotone = false
+			break
+		}
+	}
+	keys := grow(ws.keys, nk)
+	ws.keys = keys
+	for c := range pick {
+		for i, v := range xt[c*nk : (c+1)*nk] {
+			keys[i] = uint64(orderedBits(v))<<32 | uint64(i)
+		}
+		pick[c] = int32(lo + int(weightedSelectM(keys, w, total/2, monotone)&0xffffffff))
+	}
 }
 
 // weightedSelect returns the first key in ascending order whose cumulative
@@ -53,10 +85,6 @@ func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []in
 // low 32 bits of a key index w. Expected O(len(keys)) by quickselect; small
 // ranges are finished by sorting. keys is reordered.
 func weightedSelect(keys []uint64, w []float32, target float64) uint64 {
-	lo, hi := 0, len(keys)
-	var acc float64 // weight of the keys known to lie below keys[lo:hi]
-	// Partitioning relies on monotone prefix sums: with a negative weight
-	// fall back to sorting the whole range.
 	monotone := true
 	for _, v := range w {
 		if v < 0 {
@@ -64,19 +92,32 @@ func weightedSelect(keys []uint64, w []float32, target float64) uint64 {
 			break
 		}
 	}
-	for monotone && hi-lo > 24 {
-		// Median-of-three pivot, then a Lomuto partition into < and > parts.
+	return weightedSelectM(keys, w, target, monotone)
+}
+
+// weightedSelectM is weightedSelect with the weights' sign check done by the
+// caller: partitioning relies on monotone prefix sums, so unless monotone (no
+// negative weight) the whole range is sorted.
+func weightedSelectM(keys []uint64, w []float32, target float64, monotone bool) uint64 {
+	lo, hi := 0, len(keys)
+	var acc float64 // weight of the keys known to lie below keys[lo:hi]
+	for monotone && hi-lo > 12 {
+		// Median-of-three pivot, then a branch-free Lomuto partition
+		// (keys[lo:i] < pivot ≤ keys[i:j]): the comparison outcomes are
+		// random, so branches would mispredict half the time.
 		m := lo + (hi-lo)/2
 		a, b, c := keys[lo], keys[m], keys[hi-1]
 		pivot := max(min(a, b), min(max(a, b), c))
 		i := lo
-		var wl float64
 		for j := lo; j < hi; j++ {
-			if keys[j] < pivot {
-				keys[i], keys[j] = keys[j], keys[i]
-				wl += float64(w[keys[i]&0xffffffff])
-				i++
-			}
+			k := keys[j]
+			keys[j] = keys[i]
+			keys[i] = k
+			i += b2i(k < pivot)
+		}
+		var wl float64
+		for _, k := range keys[lo:i] {
+			wl += float64(w[k&0xffffffff])
 		}
 		wp := float64(w[pivot&0xffffffff])
 		switch {
@@ -96,7 +137,11 @@ func weightedSelect(keys []uint64, w []float32, target float64) uint64 {
 		}
 	}
 	part := keys[lo:hi]
-	slices.Sort(part)
+	if len(part) <= 12 {
+		insertionSort(part)
+	} else {
+		slices.Sort(part)
+	}
 	for _, k := range part {
 		acc += float64(w[k&0xffffffff])
 		if acc >= target {
@@ -105,6 +150,27 @@ func weightedSelect(keys []uint64, w []float32, target float64) uint64 {
 	}
 	// No prefix reaches the target (e.g. negative weights): the largest key.
 	return slices.Max(keys)
+}
+
+// b2i is 1 for true, 0 for false (compiled to SETcc, no branch).
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
+
+// insertionSort sorts a short slice ascending.
+func insertionSort(s []uint64) {
+	for i := 1; i < len(s); i++ {
+		v := s[i]
+		j := i
+		for ; j > 0 && s[j-1] > v; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = v
+	}
 }
 
 // orderedBits maps a float32 to a uint32 with the same order (negative
@@ -117,60 +183,80 @@ func orderedBits(v float32) uint32 {
 	return b | 0x80000000
 }
 
+func (m *DimMedian) bind() {
+	if m.fwd == nil {
+		m.fwd, m.bwd = m.forwardRows, m.backwardRows
+	}
+}
+
 // Forward implements Aggregator.
 func (m *DimMedian) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 	checkShapes("DimMedian", a, x, out)
 	st := &m.st
 	st.a, st.x, st.out = a, x, out
 	st.rowSum = rowSums(a, st.rowSum)
+	st.pick = grow(st.pick, a.Rows*x.Cols)
+	chunks, _ := chunking(a.Rows, 16)
+	st.ws = grow(st.ws, chunks)
+	m.bind()
+	st.par.run(a.Rows, 16, m.fwd)
+	return st
+}
+
+func (m *DimMedian) forwardRows(chunk, lo, hi int) {
+	st := &m.st
+	a, x, out := st.a, st.x, st.out
 	d := x.Cols
-	st.pick = grow(st.pick, a.Rows*d)
-	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var keys []uint64
-		for r := lo; r < hi; r++ {
-			pick := st.pick[r*d : (r+1)*d]
-			keys = medianPicks(a, x, r, st.rowSum[r], pick, keys)
-			o := out.Row(r)
-			for c, p := range pick {
-				if p < 0 {
-					o[c] = 0
-				} else {
-					o[c] = float32(st.rowSum[r]) * x.At(int(a.Indices[p]), c)
-				}
+	ws := &st.ws[chunk]
+	for r := lo; r < hi; r++ {
+		pick := st.pick[r*d : (r+1)*d]
+		medianPicks(a, x, r, st.rowSum[r], pick, ws)
+		o := out.Row(r)
+		for c, p := range pick {
+			if p < 0 {
+				o[c] = 0
+			} else {
+				o[c] = float32(st.rowSum[r]) * x.At(int(a.Indices[p]), c)
 			}
 		}
-	})
-	return st
+	}
 }
 
 // Backward implements Aggregator.
 func (m *DimMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float32) {
 	st := &m.st
-	a, x := st.a, st.x
-	d := x.Cols
 	if gradX != nil {
-		st.g.reset(a, d)
+		st.g.reset(st.a, st.x.Cols)
 	}
-	tensor.Parallel(a.Rows, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			if gradX != nil {
-				st.g.clearRow(a, r, d)
-			}
-			g := gradOut.Row(r)
-			pick := st.pick[r*d : (r+1)*d]
-			addRowScaleGrad(gradVals, a, r, g, st.out.Row(r), st.rowSum[r])
-			if gradX == nil {
-				continue
-			}
-			s := float32(st.rowSum[r])
-			for c, p := range pick {
-				if p >= 0 {
-					st.g.row(int(p), d)[c] += s * g[c]
-				}
-			}
-		}
-	})
+	st.gradOut, st.gradX, st.gradVals = gradOut, gradX, gradVals
+	m.bind()
+	st.par.run(st.a.Rows, 64, m.bwd)
+	st.gradOut, st.gradX, st.gradVals = nil, nil, nil
 	if gradX != nil {
 		st.g.reduce(gradX)
+	}
+}
+
+func (m *DimMedian) backwardRows(_, lo, hi int) {
+	st := &m.st
+	a := st.a
+	gradOut, gradX, gradVals := st.gradOut, st.gradX, st.gradVals
+	d := st.x.Cols
+	for r := lo; r < hi; r++ {
+		if gradX != nil {
+			st.g.clearRow(a, r, d)
+		}
+		g := gradOut.Row(r)
+		pick := st.pick[r*d : (r+1)*d]
+		addRowScaleGrad(gradVals, a, r, g, st.out.Row(r), st.rowSum[r])
+		if gradX == nil {
+			continue
+		}
+		s := float32(st.rowSum[r])
+		for c, p := range pick {
+			if p >= 0 {
+				st.g.row(int(p), d)[c] += s * g[c]
+			}
+		}
 	}
 }

@@ -10,6 +10,10 @@
 // to x and to A's values; discrete choices (top-k neighbours, medoid and
 // median indices) are constants, like the argmax of max-pooling.
 //
+// Speed: rows run on a small process-wide pool of worker goroutines with
+// per-chunk scratch kept in the aggregator, so steady-state calls allocate
+// nothing (sum excepted, which uses tensor.SpMM); see DESIGN.md.
+//
 // Determinism: forward passes are parallel over rows; gradients that land on
 // other rows (a neighbour's embedding) are first written per edge and then
 // reduced per column in a fixed order, so results are bitwise identical for

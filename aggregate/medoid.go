@@ -13,12 +13,18 @@ import (
 type KMedoid struct {
 	k  int
 	st struct {
-		a      *tensor.CSR
-		x, out *tensor.Dense
-		rowSum []float64
-		arg    []int // entry position of the medoid per row (−1: empty row)
-		g      edgeGrads
+		a        *tensor.CSR
+		x, out   *tensor.Dense
+		rowSum   []float64
+		arg      []int // entry position of the medoid per row (−1: empty row)
+		g        edgeGrads
+		ws       []workspace
+		par      par
+		gradOut  *tensor.Dense
+		gradX    *tensor.Dense
+		gradVals []float32
 	}
+	fwd, bwd func(chunk, lo, hi int)
 }
 
 // Name implements Aggregator.
@@ -29,6 +35,12 @@ func (m *KMedoid) Name() string {
 	return "k_medoid"
 }
 
+func (m *KMedoid) bind() {
+	if m.fwd == nil {
+		m.fwd, m.bwd = m.forwardRows, m.backwardRows
+	}
+}
+
 // Forward implements Aggregator.
 func (m *KMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 	checkShapes("KMedoid", a, x, out)
@@ -36,66 +48,84 @@ func (m *KMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 	st.a, st.x, st.out = a, x, out
 	st.rowSum = rowSums(a, st.rowSum)
 	st.arg = grow(st.arg, a.Rows)
-	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var sel []int
-		var ws workspace
-		for r := lo; r < hi; r++ {
-			sel = selectTopK(a, r, m.k, sel[:0])
-			o := out.Row(r)
-			clear(o)
-			st.arg[r] = -1
-			if len(sel) == 0 {
-				continue
-			}
-			nk := len(sel)
-			dist := ws.distances(sel, a, x)
-			best, bestC := 0, math.Inf(1)
-			for i := 0; i < nk; i++ {
-				var c float64
-				for j, pj := range sel {
-					c += float64(a.Values[pj]) * float64(dist[i*nk+j])
-				}
-				if c < bestC {
-					best, bestC = i, c
-				}
-			}
-			st.arg[r] = sel[best]
-			tensor.Axpy(o, x.Row(int(a.Indices[sel[best]])), float32(st.rowSum[r]))
-		}
-	})
+	chunks, _ := chunking(a.Rows, 16)
+	st.ws = grow(st.ws, chunks)
+	m.bind()
+	st.par.run(a.Rows, 16, m.fwd)
 	return st
+}
+
+func (m *KMedoid) forwardRows(chunk, lo, hi int) {
+	st := &m.st
+	a, x, out := st.a, st.x, st.out
+	ws := &st.ws[chunk]
+	for r := lo; r < hi; r++ {
+		sel := selectTopK(a, r, m.k, ws.sel[:0])
+		ws.sel = sel
+		o := out.Row(r)
+		clear(o)
+		st.arg[r] = -1
+		if len(sel) == 0 {
+			continue
+		}
+		nk := len(sel)
+		dist := grow(ws.c, nk*nk)
+		ws.c = dist
+		ws.distances(sel, a, x, dist)
+		w := ws.weights(sel, a)
+		best, bestC := 0, math.Inf(1)
+		for i := 0; i < nk; i++ {
+			var c float64
+			row := dist[i*nk : (i+1)*nk]
+			for j, v := range w {
+				c += float64(v) * float64(row[j])
+			}
+			if c < bestC {
+				best, bestC = i, c
+			}
+		}
+		st.arg[r] = sel[best]
+		tensor.Axpy(o, x.Row(int(a.Indices[sel[best]])), float32(st.rowSum[r]))
+	}
 }
 
 // Backward implements Aggregator.
 func (m *KMedoid) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float32) {
 	st := &m.st
-	a, x := st.a, st.x
-	d := x.Cols
 	if gradX != nil {
-		st.g.reset(a, d)
+		st.g.reset(st.a, st.x.Cols)
 	}
-	tensor.Parallel(a.Rows, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			if gradX != nil {
-				st.g.clearRow(a, r, d)
-			}
-			p := st.arg[r]
-			if p < 0 {
-				continue
-			}
-			g := gradOut.Row(r)
-			if gradVals != nil {
-				gy := tensor.Dot(g, x.Row(int(a.Indices[p])))
-				for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
-					gradVals[k] += gy
-				}
-			}
-			if gradX != nil {
-				tensor.Axpy(st.g.row(p, d), g, float32(st.rowSum[r]))
-			}
-		}
-	})
+	st.gradOut, st.gradX, st.gradVals = gradOut, gradX, gradVals
+	m.bind()
+	st.par.run(st.a.Rows, 64, m.bwd)
+	st.gradOut, st.gradX, st.gradVals = nil, nil, nil
 	if gradX != nil {
 		st.g.reduce(gradX)
+	}
+}
+
+func (m *KMedoid) backwardRows(_, lo, hi int) {
+	st := &m.st
+	a, x := st.a, st.x
+	gradOut, gradX, gradVals := st.gradOut, st.gradX, st.gradVals
+	d := x.Cols
+	for r := lo; r < hi; r++ {
+		if gradX != nil {
+			st.g.clearRow(a, r, d)
+		}
+		p := st.arg[r]
+		if p < 0 {
+			continue
+		}
+		g := gradOut.Row(r)
+		if gradVals != nil {
+			gy := tensor.Dot(g, x.Row(int(a.Indices[p])))
+			for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
+				gradVals[k] += gy
+			}
+		}
+		if gradX != nil {
+			tensor.Axpy(st.g.row(p, d), g, float32(st.rowSum[r]))
+		}
 	}
 }

@@ -20,8 +20,9 @@ import (
 // As T → ∞ it becomes the weighted mean (GCN); as T → 0 the weighted Medoid.
 // Rows with fewer than k entries use all of them; empty rows give 0.
 type SoftKMedoid struct {
-	opts Options
-	st   softState
+	opts     Options
+	st       softState
+	fwd, bwd func(chunk, lo, hi int) // bound once: method values allocate
 }
 
 type softState struct {
@@ -37,7 +38,11 @@ type softState struct {
 	distPtr []int     // per row: start of its nk×nk distances in dist
 	dist    []float32 // pairwise distances of the selected entries, kept for Backward
 	grads   edgeGrads
-	scratch [][]float32
+	ws      []workspace // per chunk
+	par     par
+	// Backward's arguments, for the row chunks.
+	gradOut, gradX *tensor.Dense
+	gradVals       []float32
 }
 
 // Name implements Aggregator.
@@ -96,58 +101,68 @@ func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 		st.distPtr[r+1] = st.distPtr[r] + nk*nk
 	}
 	st.dist = grow(st.dist, st.distPtr[a.Rows])
+	chunks, _ := chunking(a.Rows, 16)
+	st.ws = grow(st.ws, chunks)
+	if m.fwd == nil {
+		m.fwd, m.bwd = m.forwardRows, m.backwardRows
+	}
+	st.par.run(a.Rows, 16, m.fwd)
+	return st
+}
+
+// forwardRows is Forward for rows [lo, hi) with chunk's scratch.
+func (m *SoftKMedoid) forwardRows(chunk, lo, hi int) {
+	st := &m.st
+	a, x, out := st.a, st.x, st.out
+	ws := &st.ws[chunk]
 	invT := 1 / m.opts.Temperature
 	corr := m.correct()
-	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var ws workspace
-		var crit []float64
-		for r := lo; r < hi; r++ {
-			o := out.Row(r)
-			clear(o)
-			p0, p1 := st.selPtr[r], st.selPtr[r+1]
-			sel := st.sel[p0:p1]
-			nk := len(sel)
-			if nk == 0 {
-				st.norm[r] = 0
-				continue
-			}
-			crit = grow(crit, nk)
-			dist := st.dist[st.distPtr[r]:st.distPtr[r+1]]
-			copy(dist, ws.distances(sel, a, x))
-			w := ws.weights(sel, a)
-			for i := 0; i < nk; i++ {
-				c := float64(tensor.Dot(w, dist[i*nk:(i+1)*nk]))
-				if math.IsNaN(c) || math.IsInf(c, 0) {
-					c = math.MaxFloat32
-				}
-				crit[i] = -c * invT
-			}
-			s := st.soft[p0:p1]
-			softmax64(s, crit)
-			sh := st.shat[p0:p1]
-			if corr {
-				var z float64
-				for i, pi := range sel {
-					z += s[i] * float64(a.Values[pi])
-				}
-				st.norm[r] = z
-				for i, pi := range sel {
-					if z > 0 {
-						sh[i] = s[i] * float64(a.Values[pi]) / z
-					} else {
-						sh[i] = 0
-					}
-				}
-			} else {
-				copy(sh, s)
-			}
-			scale := st.rowSum[r]
-			for i, pi := range sel {
-				tensor.Axpy(o, x.Row(int(a.Indices[pi])), float32(sh[i]*scale))
-			}
+	for r := lo; r < hi; r++ {
+		o := out.Row(r)
+		clear(o)
+		p0, p1 := st.selPtr[r], st.selPtr[r+1]
+		sel := st.sel[p0:p1]
+		nk := len(sel)
+		if nk == 0 {
+			st.norm[r] = 0
+			continue
 		}
-	})
-	return st
+		crit := grow(ws.crit, nk)
+		ws.crit = crit
+		dist := st.dist[st.distPtr[r]:st.distPtr[r+1]]
+		ws.distances(sel, a, x, dist)
+		w := ws.weights(sel, a)
+		for i := 0; i < nk; i++ {
+			c := float64(tensor.Dot(w, dist[i*nk:(i+1)*nk]))
+			if math.IsNaN(c) || math.IsInf(c, 0) {
+				c = math.MaxFloat32
+			}
+			crit[i] = -c * invT
+		}
+		s := st.soft[p0:p1]
+		softmax64(s, crit)
+		sh := st.shat[p0:p1]
+		if corr {
+			var z float64
+			for i, pi := range sel {
+				z += s[i] * float64(a.Values[pi])
+			}
+			st.norm[r] = z
+			for i, pi := range sel {
+				if z > 0 {
+					sh[i] = s[i] * float64(a.Values[pi]) / z
+				} else {
+					sh[i] = 0
+				}
+			}
+		} else {
+			copy(sh, s)
+		}
+		scale := st.rowSum[r]
+		for i, pi := range sel {
+			tensor.Axpy(o, x.Row(int(a.Indices[pi])), float32(sh[i]*scale))
+		}
+	}
 }
 
 // gather copies the selected embeddings into ws.xs (nk×d).
@@ -159,10 +174,14 @@ func (ws *workspace) gather(sel []int, a *tensor.CSR, x *tensor.Dense) {
 	}
 }
 
-// workspace holds one goroutine's per-row buffers.
+// workspace holds one chunk's per-row buffers; it lives in the aggregator
+// so that steady-state calls allocate nothing.
 type workspace struct {
-	xs, xt, dist, c, tmp []float32
-	nrm, w, gc           []float32
+	xs, xt, blk, c, tmp []float32
+	nrm, w, gc, gy      []float32
+	crit, e, gs, gc64   []float64
+	sel                 []int
+	keys                []uint64
 }
 
 // weights gathers the selected edge weights into ws.w.
@@ -175,20 +194,23 @@ func (ws *workspace) weights(sel []int, a *tensor.CSR) []float32 {
 }
 
 // gramMin is the neighbourhood size from which distances come from the Gram
-// matrix (‖a‖² + ‖b‖² − 2a·b, one small matrix product) instead of one
+// matrix (‖a‖² + ‖b‖² − 2a·b, small matrix products) instead of one
 // difference per pair. Below it the exact
 // pairwise form is used. The Gram form rounds differently in the last
 // digits (like the reference's dense CPU path); self-distances are exactly 0.
 const gramMin = 16
 
-// distances gathers the selected embeddings into ws.xs (nk×d) and returns
-// the nk×nk matrix of ‖x_a − x_b‖ (symmetric, zero diagonal).
-func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense) []float32 {
+// gramBlock is the side of the Gram blocks: only blocks on or above the
+// diagonal are computed (the matrix is symmetric), each one GemmSmall of
+// gramBlock rows × d × gramBlock columns (the AVX2 kernel's width).
+const gramBlock = 32
+
+// distances gathers the selected embeddings into ws.xs (nk×d) and writes
+// the nk×nk matrix of ‖x_a − x_b‖ (symmetric, zero diagonal) into dist.
+func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist []float32) {
 	nk, d := len(sel), x.Cols
-	ws.gather(sel, a, x)
-	ws.dist = grow(ws.dist, nk*nk)
-	dist := ws.dist
 	if nk < gramMin {
+		ws.gather(sel, a, x)
 		for i := 0; i < nk; i++ {
 			dist[i*nk+i] = 0
 			xi := ws.xs[i*d : (i+1)*d]
@@ -197,18 +219,48 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense) []floa
 				dist[i*nk+j], dist[j*nk+i] = v, v
 			}
 		}
-		return dist
+		return
 	}
-	ws.xt = grow(ws.xt, d*nk)
-	ws.nrm = grow(ws.nrm, nk)
-	for i := 0; i < nk; i++ {
-		xi := ws.xs[i*d : (i+1)*d]
-		ws.nrm[i] = tensor.Dot(xi, xi)
-		for t, v := range xi {
-			ws.xt[t*nk+i] = v
+	// Pad to whole blocks with zero rows.
+	nb := (nk + gramBlock - 1) / gramBlock
+	np := nb * gramBlock
+	ws.xs = grow(ws.xs, np*d)
+	for i, p := range sel {
+		copy(ws.xs[i*d:(i+1)*d], x.Row(int(a.Indices[p])))
+	}
+	clear(ws.xs[nk*d : np*d])
+	// xt holds per column block J the d×gramBlock transpose of its rows.
+	ws.xt = grow(ws.xt, np*d)
+	for bj := 0; bj < nb; bj++ {
+		blk := ws.xt[bj*gramBlock*d : (bj+1)*gramBlock*d]
+		// Four rows at a time: each t stores four adjacent values.
+		for col := 0; col < gramBlock; col += 4 {
+			r0 := (bj*gramBlock + col) * d
+			x0, x1 := ws.xs[r0:r0+d], ws.xs[r0+d:r0+2*d]
+			x2, x3 := ws.xs[r0+2*d:r0+3*d], ws.xs[r0+3*d:r0+4*d]
+			for t := range d {
+				o := blk[t*gramBlock+col : t*gramBlock+col+4 : t*gramBlock+col+4]
+				o[0], o[1], o[2], o[3] = x0[t], x1[t], x2[t], x3[t]
+			}
 		}
 	}
-	tensor.GemmSmall(dist, ws.xs, ws.xt, nk, d, nk, false) // Gram matrix
+	// Blocks on and above the diagonal, written straight into dist (row
+	// stride nk; the padding rows and columns are not stored).
+	for bi := 0; bi < nb; bi++ {
+		xsI := ws.xs[bi*gramBlock*d : (bi+1)*gramBlock*d]
+		rows := min(gramBlock, nk-bi*gramBlock)
+		for bj := bi; bj < nb; bj++ {
+			j0 := bj * gramBlock
+			cols := min(gramBlock, nk-j0)
+			gemmStrided(dist[bi*gramBlock*nk+j0:], nk, xsI, ws.xt[bj*gramBlock*d:(bj+1)*gramBlock*d],
+				rows, d, gramBlock, cols, ws)
+		}
+	}
+	// Squared norms: the Gram diagonal (so self-distances are exactly 0).
+	ws.nrm = grow(ws.nrm, nk)
+	for i := range nk {
+		ws.nrm[i] = dist[i*nk+i]
+	}
 	for i := 0; i < nk; i++ {
 		row := dist[i*nk : (i+1)*nk]
 		tensor.GramToDist(row[i+1:], ws.nrm[i+1:], ws.nrm[i])
@@ -217,7 +269,6 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense) []floa
 			dist[j*nk+i] = row[j]
 		}
 	}
-	return dist
 }
 
 // softmax64 writes softmax(z) into s (log-sum-exp, float64).
@@ -240,107 +291,118 @@ func softmax64(s, z []float64) {
 // Backward implements Aggregator.
 func (m *SoftKMedoid) Backward(state any, gradOut, gradX *tensor.Dense, gradVals []float32) {
 	st := state.(*softState)
+	if gradX != nil {
+		st.grads.reset(st.a, st.x.Cols)
+	}
+	st.gradOut, st.gradX, st.gradVals = gradOut, gradX, gradVals
+	chunks, _ := chunking(st.a.Rows, 16)
+	st.ws = grow(st.ws, chunks)
+	if m.bwd == nil {
+		m.fwd, m.bwd = m.forwardRows, m.backwardRows
+	}
+	st.par.run(st.a.Rows, 16, m.bwd)
+	st.gradOut, st.gradX, st.gradVals = nil, nil, nil
+	if gradX != nil {
+		st.grads.reduce(gradX)
+	}
+}
+
+// backwardRows is Backward for rows [lo, hi) with chunk's scratch.
+func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
+	st := &m.st
 	a, x := st.a, st.x
+	gradOut, gradX, gradVals := st.gradOut, st.gradX, st.gradVals
 	d := x.Cols
 	invT := 1 / m.opts.Temperature
 	corr := m.correct()
-	if gradX != nil {
-		st.grads.reset(a, d)
-	}
-	tensor.ParallelChunks(a.Rows, 16, func(lo, hi int) {
-		var ws workspace
-		var e, gs, gc []float64
-		gy := make([]float32, d)
-		for r := lo; r < hi; r++ {
+	ws := &st.ws[chunk]
+	gy := grow(ws.gy, d)
+	ws.gy = gy
+	for r := lo; r < hi; r++ {
+		if gradX != nil {
+			st.grads.clearRow(a, r, d)
+		}
+		p0, p1 := st.selPtr[r], st.selPtr[r+1]
+		sel := st.sel[p0:p1]
+		nk := len(sel)
+		g := gradOut.Row(r)
+		scale := st.rowSum[r]
+		// Through the row-sum scale: ∂L/∂A_vj += g · y for every entry.
+		addRowScaleGrad(gradVals, a, r, g, st.out.Row(r), scale)
+		if nk == 0 {
+			continue
+		}
+		for i := range gy {
+			gy[i] = float32(float64(g[i]) * scale)
+		}
+		sh, s := st.shat[p0:p1], st.soft[p0:p1]
+		e, gs, gc := grow(ws.e, nk), grow(ws.gs, nk), grow(ws.gc64, nk)
+		ws.e, ws.gs, ws.gc64 = e, gs, gc
+		var ebar float64
+		for i, pi := range sel {
+			e[i] = float64(tensor.Dot(gy, x.Row(int(a.Indices[pi]))))
+			ebar += sh[i] * e[i]
 			if gradX != nil {
-				st.grads.clearRow(a, r, d)
-			}
-			p0, p1 := st.selPtr[r], st.selPtr[r+1]
-			sel := st.sel[p0:p1]
-			nk := len(sel)
-			g := gradOut.Row(r)
-			scale := st.rowSum[r]
-			// Through the row-sum scale: ∂L/∂A_vj += g · y for every entry.
-			addRowScaleGrad(gradVals, a, r, g, st.out.Row(r), scale)
-			if nk == 0 {
-				continue
-			}
-			for i := range gy {
-				gy[i] = float32(float64(g[i]) * scale)
-			}
-			sh, s := st.shat[p0:p1], st.soft[p0:p1]
-			e = grow(e, nk)
-			gs = grow(gs, nk)
-			gc = grow(gc, nk)
-			var ebar float64
-			for i, pi := range sel {
-				e[i] = float64(tensor.Dot(gy, x.Row(int(a.Indices[pi]))))
-				ebar += sh[i] * e[i]
-				if gradX != nil {
-					tensor.Axpy(st.grads.row(pi, d), gy, float32(sh[i]))
-				}
-			}
-			// ∂L/∂s (through the weight correction) and ∂L/∂w directly.
-			if corr {
-				z := st.norm[r]
-				for i, pi := range sel {
-					w := float64(a.Values[pi])
-					if z > 0 {
-						gs[i] = w / z * (e[i] - ebar)
-						if gradVals != nil {
-							gradVals[pi] += float32(s[i] / z * (e[i] - ebar))
-						}
-					} else {
-						gs[i] = 0
-					}
-				}
-			} else {
-				copy(gs, e)
-			}
-			// Softmax: ∂L/∂z_a = s_a (gs_a − Σ s_b gs_b); z = −c/T.
-			var sg float64
-			for i := range gs {
-				sg += s[i] * gs[i]
-			}
-			for i := range gc {
-				gc[i] = -s[i] * (gs[i] - sg) * invT // ∂L/∂c_a
-			}
-			dist := st.dist[st.distPtr[r]:st.distPtr[r+1]]
-			ws.gather(sel, a, x)
-			// c_a = Σ_b w_b D_ab: ∂L/∂w_b += Σ_a gc_a D_ab = (D gc)_b (D symmetric).
-			gc32 := grow(ws.gc, nk)
-			ws.gc = gc32
-			for i, v := range gc {
-				gc32[i] = float32(v)
-			}
-			if gradVals != nil {
-				for j, pj := range sel {
-					gradVals[pj] += tensor.Dot(dist[j*nk:(j+1)*nk], gc32)
-				}
-			}
-			// ∂L/∂D_ab = gc_a w_b + gc_b w_a =: C_ab·D_ab and ∂D_ab/∂x_a =
-			// (x_a − x_b)/D_ab, so ∂L/∂x_a = (Σ_b C_ab) x_a − Σ_b C_ab x_b.
-			// With C_aa := −Σ_b C_ab that is −(C·X)_a: one small matrix
-			// product instead of a loop over pairs.
-			if gradX != nil {
-				w := ws.weights(sel, a)
-				cm := grow(ws.c, nk*nk)
-				ws.c = cm
-				for i := 0; i < nk; i++ {
-					row := cm[i*nk : (i+1)*nk]
-					rs := tensor.PairCoef(row, dist[i*nk:(i+1)*nk], w, gc32, gc32[i], w[i])
-					row[i] = -rs // the diagonal distance is 0, so row[i] was 0
-				}
-				tmp := grow(ws.tmp, nk*d)
-				ws.tmp = tmp
-				tensor.GemmSmall(tmp, cm, ws.xs, nk, nk, d, false)
-				for i, pi := range sel {
-					tensor.Axpy(st.grads.row(pi, d), tmp[i*d:(i+1)*d], -1)
-				}
+				tensor.Axpy(st.grads.row(pi, d), gy, float32(sh[i]))
 			}
 		}
-	})
-	if gradX != nil {
-		st.grads.reduce(gradX)
+		// ∂L/∂s (through the weight correction) and ∂L/∂w directly.
+		if corr {
+			z := st.norm[r]
+			for i, pi := range sel {
+				w := float64(a.Values[pi])
+				if z > 0 {
+					gs[i] = w / z * (e[i] - ebar)
+					if gradVals != nil {
+						gradVals[pi] += float32(s[i] / z * (e[i] - ebar))
+					}
+				} else {
+					gs[i] = 0
+				}
+			}
+		} else {
+			copy(gs, e)
+		}
+		// Softmax: ∂L/∂z_a = s_a (gs_a − Σ s_b gs_b); z = −c/T.
+		var sg float64
+		for i := range gs {
+			sg += s[i] * gs[i]
+		}
+		for i := range gc {
+			gc[i] = -s[i] * (gs[i] - sg) * invT // ∂L/∂c_a
+		}
+		dist := st.dist[st.distPtr[r]:st.distPtr[r+1]]
+		// c_a = Σ_b w_b D_ab: ∂L/∂w_b += Σ_a gc_a D_ab = (D gc)_b (D symmetric).
+		gc32 := grow(ws.gc, nk)
+		ws.gc = gc32
+		for i, v := range gc {
+			gc32[i] = float32(v)
+		}
+		if gradVals != nil {
+			for j, pj := range sel {
+				gradVals[pj] += tensor.Dot(dist[j*nk:(j+1)*nk], gc32)
+			}
+		}
+		// ∂L/∂D_ab = gc_a w_b + gc_b w_a =: C_ab·D_ab and ∂D_ab/∂x_a =
+		// (x_a − x_b)/D_ab, so ∂L/∂x_a = (Σ_b C_ab) x_a − Σ_b C_ab x_b.
+		// With C_aa := −Σ_b C_ab that is −(C·X)_a: one small matrix
+		// product instead of a loop over pairs.
+		if gradX != nil {
+			ws.gather(sel, a, x)
+			w := ws.weights(sel, a)
+			cm := grow(ws.c, nk*nk)
+			ws.c = cm
+			for i := 0; i < nk; i++ {
+				row := cm[i*nk : (i+1)*nk]
+				rs := tensor.PairCoef(row, dist[i*nk:(i+1)*nk], w, gc32, gc32[i], w[i])
+				row[i] = -rs // the diagonal distance is 0, so row[i] was 0
+			}
+			tmp := grow(ws.tmp, nk*d)
+			ws.tmp = tmp
+			gemm(tmp, cm, ws.xs, nk, nk, d)
+			for i, pi := range sel {
+				tensor.Axpy(st.grads.row(pi, d), tmp[i*d:(i+1)*d], -1)
+			}
+		}
 	}
 }

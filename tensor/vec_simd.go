@@ -4,6 +4,11 @@ package tensor
 
 import "simd/archsimd"
 
+// Every kernel ends with archsimd.ClearAVXUpperBits (VZEROUPPER): Go compiles
+// scalar float code to legacy SSE, and with the upper halves of the AVX
+// registers dirty each such instruction pays a state-transition penalty
+// (math.Exp after these kernels ran tens of times slower).
+
 // useAVX2 is fixed at start-up from the CPU's features; without AVX2+FMA the
 // portable kernels run.
 var useAVX2 = archsimd.X86.AVX2() && archsimd.X86.FMA()
@@ -217,6 +222,7 @@ func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
 			c13.StoreSlice(o1[24:])
 		}
 	}
+	archsimd.ClearAVXUpperBits()
 	for ; i < m; i++ {
 		o := out[i*n : (i+1)*n]
 		if !acc {

@@ -15,5 +15,6 @@ func subcommands() []*cobra.Command {
 		newResultsCmd(),
 		newReportCmd(),
 		newBenchCmd(),
+		newBiasCmd(),
 	}
 }

@@ -1,0 +1,18 @@
+package aggregate
+
+import "github.com/rgnn/rgnn/tensor"
+
+// gemmStrided computes the first cols columns of a·b (a m×k, b k×n) into
+// out with row stride ldc: out[i*ldc+j] for i < m, j < cols. The kernels
+// need whole vector widths, so unless the AVX-512 kernel can store directly
+// the product goes through ws.blk.
+func gemmStrided(out []float32, ldc int, a, b []float32, m, k, n, cols int, ws *workspace) {
+	if gemmDirect(out, ldc, a, b, m, k, n, cols) {
+		return
+	}
+	ws.blk = grow(ws.blk, m*n)
+	tensor.GemmSmall(ws.blk, a, b, m, k, n, false)
+	for i := 0; i < m; i++ {
+		copy(out[i*ldc:i*ldc+cols], ws.blk[i*n:i*n+cols])
+	}
+}

@@ -1,0 +1,72 @@
+package aggregate
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// TestGemm checks the aggregations' small matrix product against
+// tensor.GemmSmall: bitwise where the vector kernels apply (n a multiple of
+// 32), since each element is the same chain of operations over k.
+func TestGemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, s := range [][3]int{{32, 64, 32}, {64, 64, 64}, {4, 7, 32}, {8, 3, 96}, {5, 9, 32}, {6, 4, 10}} {
+		m, k, n := s[0], s[1], s[2]
+		a, b := make([]float32, m*k), make([]float32, k*n)
+		for i := range a {
+			a[i] = float32(rng.NormFloat64())
+		}
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		got, want := make([]float32, m*n), make([]float32, m*n)
+		for i := range got {
+			got[i] = 99 // gemm overwrites
+		}
+		gemm(got, a, b, m, k, n)
+		tensor.GemmSmall(want, a, b, m, k, n, false)
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%d×%d·%d×%d: element %d = %v, want %v", m, k, k, n, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestGemmStrided checks the strided product (straight into a wider matrix)
+// against tensor.GemmSmall, bitwise.
+func TestGemmStrided(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	var ws workspace
+	for _, s := range [][4]int{{32, 64, 32, 32}, {32, 64, 32, 18}, {20, 64, 32, 32}, {7, 5, 32, 9}} {
+		m, k, n, cols := s[0], s[1], s[2], s[3]
+		a, b := make([]float32, m*k), make([]float32, k*n)
+		for i := range a {
+			a[i] = float32(rng.NormFloat64())
+		}
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		const ldc = 70
+		out := make([]float32, m*ldc)
+		for i := range out {
+			out[i] = 99
+		}
+		gemmStrided(out, ldc, a, b, m, k, n, cols, &ws)
+		want := make([]float32, m*n)
+		tensor.GemmSmall(want, a, b, m, k, n, false)
+		for i := 0; i < m; i++ {
+			for j := 0; j < ldc; j++ {
+				w := float32(99)
+				if j < cols {
+					w = want[i*n+j]
+				}
+				if out[i*ldc+j] != w {
+					t.Fatalf("%v: (%d,%d) = %v, want %v", s, i, j, out[i*ldc+j], w)
+				}
+			}
+		}
+	}
+}
