@@ -214,27 +214,24 @@ func (e *GCNEngine) PairGrad(pairs []Flip, out []float32) error {
 	return nil
 }
 
-// scanBlock is the number of rows ScanPairs forms at once.
-const scanBlock = 4
-
-// scanChunk is the column width of one tile (fits L1 with scanBlock rows).
-const scanChunk = 256
-
-// ScanPairs implements DenseEngine: rows are formed in blocks of scanBlock
-// as K·Lᵀ with K = [M', N'], L = [N', M'] (axpy tiles over Lᵀ), then γ is
-// added. Work is handed out dynamically; results do not depend on it.
+// ScanPairs implements DenseEngine: S = K·Lᵀ with K = [M', N'] and
+// L = [N', M'] is formed in tileRows×tileCols register tiles over the upper
+// triangle (L packed into panels once per call), then γ is added. Row
+// blocks are handed out dynamically; every value is computed by the same
+// tile whatever the schedule, so results do not depend on GOMAXPROCS.
 func (e *GCNEngine) ScanPairs(fn func(u int, s []float32)) {
 	n, r := e.n, e.c+e.h
 	r2 := 2 * r
-	lt := make([]float32, r2*n) // Lᵀ: row d holds L[:, d]
+	kmat := make([]float32, (n+tileRows)*r2) // padded rows are zero
+	lmat := make([]float32, n*r2)
 	for i := 0; i < n; i++ {
-		nr, mr := e.np.Row(i), e.mp.Row(i)
-		for d := 0; d < r; d++ {
-			lt[d*n+i] = nr[d]
-			lt[(r+d)*n+i] = mr[d]
-		}
+		copy(kmat[i*r2:], e.mp.Row(i))
+		copy(kmat[i*r2+r:], e.np.Row(i))
+		copy(lmat[i*r2:], e.np.Row(i))
+		copy(lmat[i*r2+r:], e.mp.Row(i))
 	}
-	blocks := (n + scanBlock - 1) / scanBlock
+	panels := packPanels(lmat, n, r2)
+	blocks := (n + tileRows - 1) / tileRows
 	var next atomic.Int64
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
@@ -242,30 +239,22 @@ func (e *GCNEngine) ScanPairs(fn func(u int, s []float32)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]float32, scanBlock*n)
-			krow := make([]float32, scanBlock*r2)
+			buf := make([]float32, tileRows*n)
+			var t [tileRows * tileCols]float32
 			for {
 				b := int(next.Add(1)) - 1
 				if b >= blocks {
 					return
 				}
-				u0 := b * scanBlock
-				rows := min(scanBlock, n-u0)
-				v0 := u0 + 1
-				for i := 0; i < rows; i++ {
-					copy(krow[i*r2:i*r2+r], e.mp.Row(u0+i))
-					copy(krow[i*r2+r:(i+1)*r2], e.np.Row(u0+i))
-				}
-				clear(buf)
-				for c0 := v0; c0 < n; c0 += scanChunk {
-					c1 := min(c0+scanChunk, n)
-					for d := 0; d < r2; d++ {
-						src := lt[d*n+c0 : d*n+c1]
-						for i := 0; i < rows; i++ {
-							if a := krow[i*r2+d]; a != 0 {
-								tensor.Axpy(buf[i*n+c0:i*n+c1], src, a)
-							}
-						}
+				u0 := b * tileRows
+				rows := min(tileRows, n-u0)
+				k := kmat[u0*r2 : (u0+tileRows)*r2]
+				for p := (u0 + 1) / tileCols; p*tileCols < n; p++ {
+					tile(&t, k, panels[p*r2*tileCols:(p+1)*r2*tileCols], r2)
+					c0 := p * tileCols
+					w := min(tileCols, n-c0)
+					for i := 0; i < rows; i++ {
+						copy(buf[i*n+c0:i*n+c0+w], t[i*tileCols:i*tileCols+w])
 					}
 				}
 				for i := 0; i < rows; i++ {

@@ -11,5 +11,6 @@ func subcommands() []*cobra.Command {
 		newDataCmd(),
 		newReproduceCmd(),
 		newCertifyCmd(),
+		newAttackCmd(),
 	}
 }
