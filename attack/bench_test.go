@@ -15,6 +15,7 @@ func benchEngine(n, c, h int) *GCNEngine {
 		e.mp.Data[i] = float32(rng.NormFloat64())
 		e.np.Data[i] = float32(rng.NormFloat64())
 	}
+	e.pack()
 	return e
 }
 

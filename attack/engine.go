@@ -63,6 +63,8 @@ type GCNEngine struct {
 	gz, gp, gu *tensor.Dense
 	mp, np     *tensor.Dense // M', N' (n×r)
 	gamma      []float32
+	kmat, lmat []float32 // rows K_i = [M'_i, N'_i], L_i = [N'_i, M'_i], padded to r2 (a multiple of 16)
+	r2         int
 	w          *tensor.CSR
 	ahat       []float32
 	ready      bool
@@ -183,14 +185,16 @@ func (e *GCNEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []i
 			nr[e.c+j] = s * v
 		}
 	}
+	e.pack()
+	r2 := e.r2
 	tensor.Parallel(e.n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			mi, ni := e.mp.Row(i), e.np.Row(i)
-			acc := 2 * float64(tensor.Dot(mi, ni))
+			ki := e.kmat[i*r2 : (i+1)*r2]
+			acc := float64(tensor.Dot(ki, e.lmat[i*r2:(i+1)*r2]))
 			for k := w.Indptr[i]; k < w.Indptr[i+1]; k++ {
 				j := int(w.Indices[k])
 				if wv := w.Values[k]; wv != 0 {
-					acc += float64(wv) * float64(tensor.Dot(mi, e.np.Row(j))+tensor.Dot(e.mp.Row(j), ni))
+					acc += float64(wv) * float64(tensor.Dot(ki, e.lmat[j*r2:(j+1)*r2]))
 				}
 			}
 			e.gamma[i] = float32(-0.5 / e.deg[i] * acc)
@@ -200,15 +204,34 @@ func (e *GCNEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []i
 	return ev, nil
 }
 
+// pack lays out K = [M', N'] and L = [N', M'] row-major with rows padded
+// to a multiple of 16 (full vector loops in the dot products and tiles).
+func (e *GCNEngine) pack() {
+	r := e.c + e.h
+	r2 := (2*r + 15) / 16 * 16
+	e.r2 = r2
+	if len(e.kmat) != (e.n+tileRows)*r2 {
+		e.kmat = make([]float32, (e.n+tileRows)*r2) // rows past n stay zero (ScanPairs tiles)
+		e.lmat = make([]float32, e.n*r2)
+	}
+	for i := 0; i < e.n; i++ {
+		copy(e.kmat[i*r2:], e.mp.Row(i))
+		copy(e.kmat[i*r2+r:], e.np.Row(i))
+		copy(e.lmat[i*r2:], e.np.Row(i))
+		copy(e.lmat[i*r2+r:], e.mp.Row(i))
+	}
+}
+
 // PairGrad implements Engine.
 func (e *GCNEngine) PairGrad(pairs []Flip, out []float32) error {
 	if !e.ready {
 		return fmt.Errorf("attack: PairGrad before Evaluate with gradients")
 	}
+	r2 := e.r2
 	tensor.Parallel(len(pairs), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			u, v := int(pairs[k].U), int(pairs[k].V)
-			out[k] = tensor.Dot(e.mp.Row(u), e.np.Row(v)) + tensor.Dot(e.mp.Row(v), e.np.Row(u)) + e.gamma[u] + e.gamma[v]
+			out[k] = tensor.Dot(e.kmat[u*r2:(u+1)*r2], e.lmat[v*r2:(v+1)*r2]) + e.gamma[u] + e.gamma[v]
 		}
 	})
 	return nil
@@ -220,17 +243,9 @@ func (e *GCNEngine) PairGrad(pairs []Flip, out []float32) error {
 // blocks are handed out dynamically; every value is computed by the same
 // tile whatever the schedule, so results do not depend on GOMAXPROCS.
 func (e *GCNEngine) ScanPairs(fn func(u int, s []float32)) {
-	n, r := e.n, e.c+e.h
-	r2 := 2 * r
-	kmat := make([]float32, (n+tileRows)*r2) // padded rows are zero
-	lmat := make([]float32, n*r2)
-	for i := 0; i < n; i++ {
-		copy(kmat[i*r2:], e.mp.Row(i))
-		copy(kmat[i*r2+r:], e.np.Row(i))
-		copy(lmat[i*r2:], e.np.Row(i))
-		copy(lmat[i*r2+r:], e.mp.Row(i))
-	}
-	panels := packPanels(lmat, n, r2)
+	n, r2 := e.n, e.r2
+	kmat := e.kmat
+	panels := packPanels(e.lmat, n, r2)
 	blocks := (n + tileRows - 1) / tileRows
 	var next atomic.Int64
 	workers := runtime.GOMAXPROCS(0)
