@@ -2,4 +2,6 @@
 
 package attack
 
-func tile(out *[tileRows * tileCols]float32, k, panel []float32, r2 int) { tileGeneric(out, k, panel, r2) }
+func tile(out *[tileRows * tileCols]float32, k, panel []float32, r2 int) {
+	tileGeneric(out, k, panel, r2)
+}
