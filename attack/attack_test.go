@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -332,4 +333,51 @@ func TestGradientAttacksHurt(t *testing.T) {
 			t.Errorf("%s: accuracy rose from %v to %v", name, r.AttackedClean, r.Budgets[0].AttackedAccuracy)
 		}
 	}
+}
+
+// The row-streamed block gradient equals PairGrad.
+func TestPairGraderScanPath(t *testing.T) {
+	p := smallProblem(t, 30, 11)
+	e, err := NewGCNEngine(randomGCN(t, p, 12), p.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Evaluate(p.Adj, ceLoss, p.Test, p.Labels, true); err != nil {
+		t.Fatal(err)
+	}
+	b := newBlock(p.Adj)
+	b.fill(newRNG(1, 1), 200)
+	want, got := make([]float32, len(b.pairs)), make([]float32, len(b.pairs))
+	if err := e.PairGrad(b.pairs, want); err != nil {
+		t.Fatal(err)
+	}
+	pg := newPairGrader(e, 30, numPairs(30))
+	if err := pg.grad(b.pairs, got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(float64(want[i]-got[i])) > 1e-6+1e-5*math.Abs(float64(want[i])) {
+			t.Fatalf("pair %v: scan %v, PairGrad %v", b.pairs[i], got[i], want[i])
+		}
+	}
+}
+
+func TestRowsToCSRMatchesFromCOO(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 12).Draw(rt, "n")
+		m := rapid.IntRange(0, 60).Draw(rt, "m")
+		es := make([]tensor.Entry, m)
+		for i := range es {
+			es[i] = tensor.Entry{Row: int32(rapid.IntRange(0, n-1).Draw(rt, "r")), Col: int32(rapid.IntRange(0, n-1).Draw(rt, "c")),
+				Val: float32(rapid.IntRange(-3, 3).Draw(rt, "v"))}
+		}
+		want, err := tensor.FromCOO(n, n, es)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		got := rowsToCSR(n, es)
+		if !slices.Equal(want.Indptr, got.Indptr) || !slices.Equal(want.Indices, got.Indices) || !slices.Equal(want.Values, got.Values) {
+			rt.Fatalf("rowsToCSR %+v, FromCOO %+v", got, want)
+		}
+	})
 }

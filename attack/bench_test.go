@@ -34,3 +34,16 @@ func BenchmarkScanPairs(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPRBCDCora is 10 PR-BCD epochs (block 1e6) against the reference
+// GCN on cora_ml, ε = 0.1.
+func BenchmarkPRBCDCora(b *testing.B) {
+	p := loadCora(b, 0)
+	gcn := pretrained(b, "gcn", "Vanilla_GCN", 1, 0, p)
+	for b.Loop() {
+		if _, err := Run(b.Context(), Config{Attack: "prbcd", Epsilons: []float64{0.1}, Seed: 0, Surrogate: gcn,
+			Options: Options{Epochs: 10}}, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

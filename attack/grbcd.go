@@ -50,16 +50,17 @@ func (a *GRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	}
 	var flips []Flip
 	cur := adj
-	done := newBlock(n) // flipped pairs are never drawn again
+	done := newBlock(adj) // flipped pairs are never drawn again
+	pg := newPairGrader(env.Engine, n, numPairs(n))
 	var grad []float32
 	for si, k := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b := newBlock(n)
+		b := newBlock(cur)
 		copy(b.bits, done.bits)
 		b.fill(rng, a.BlockSize)
-		w, err := perturbed(cur, b.pairs, b.p, floor)
+		w, err := perturbedSigned(cur, b.pairs, b.p, b.sign, floor)
 		if err != nil {
 			return nil, err
 		}
@@ -67,11 +68,11 @@ func (a *GRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 			return nil, fmt.Errorf("grbcd step %d: %w", si, err)
 		}
 		grad = slices.Grow(grad[:0], len(b.pairs))[:len(b.pairs)]
-		if err := env.Engine.PairGrad(b.pairs, grad); err != nil {
+		if err := pg.grad(b.pairs, grad); err != nil {
 			return nil, err
 		}
-		for i, f := range b.pairs {
-			grad[i] *= edgeSign(cur, f)
+		for i := range grad {
+			grad[i] *= b.sign[i]
 		}
 		idx := topK(grad, k)
 		step := make([]Flip, 0, k)

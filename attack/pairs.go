@@ -3,6 +3,7 @@ package attack
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -42,6 +43,12 @@ func newRNG(seed uint64, stream uint64) *rand.Rand {
 // moved by p: an edge gets 1 − p, a non-edge p. Non-edges with p ≤ floor are
 // left out of the structure (floor < 0 keeps them all).
 func perturbed(adj *tensor.CSR, pairs []Flip, p []float32, floor float32) (*tensor.CSR, error) {
+	return perturbedSigned(adj, pairs, p, nil, floor)
+}
+
+// perturbedSigned is perturbed with the pairs' edgeSign precomputed (nil:
+// looked up).
+func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor float32) (*tensor.CSR, error) {
 	es := make([]tensor.Entry, 0, adj.Nnz()+2*len(pairs))
 	for r := 0; r < adj.Rows; r++ {
 		for k := adj.Indptr[r]; k < adj.Indptr[r+1]; k++ {
@@ -50,14 +57,20 @@ func perturbed(adj *tensor.CSR, pairs []Flip, p []float32, floor float32) (*tens
 	}
 	for i, f := range pairs {
 		d := p[i]
-		if hasEdge(adj, int(f.U), int(f.V)) {
+		isEdge := false
+		if sign != nil {
+			isEdge = sign[i] < 0
+		} else {
+			isEdge = hasEdge(adj, int(f.U), int(f.V))
+		}
+		if isEdge {
 			d = -d
 		} else if d <= floor {
 			continue
 		}
 		es = append(es, tensor.Entry{Row: f.U, Col: f.V, Val: d}, tensor.Entry{Row: f.V, Col: f.U, Val: d})
 	}
-	return tensor.FromCOO(adj.Rows, adj.Cols, es)
+	return rowsToCSR(adj.Rows, es), nil
 }
 
 // edgeSign returns +1 for non-edges and −1 for edges: ∂w/∂p of a pair.
@@ -66,4 +79,52 @@ func edgeSign(adj *tensor.CSR, f Flip) float32 {
 		return -1
 	}
 	return 1
+}
+
+// rowsToCSR assembles an n×n CSR from in-range entries in O(entries +
+// Σ row sort): a counting sort by row, then each row sorted by column;
+// duplicates are summed (as tensor.FromCOO, which sorts everything at once).
+func rowsToCSR(n int, es []tensor.Entry) *tensor.CSR {
+	start := make([]int, n+1)
+	for _, e := range es {
+		start[e.Row+1]++
+	}
+	for i := 0; i < n; i++ {
+		start[i+1] += start[i]
+	}
+	cols := make([]int32, len(es))
+	vals := make([]float32, len(es))
+	fill := append([]int(nil), start[:n]...)
+	for _, e := range es {
+		k := fill[e.Row]
+		cols[k], vals[k] = e.Col, e.Val
+		fill[e.Row]++
+	}
+	out := &tensor.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1), Indices: cols[:0], Values: vals[:0]}
+	type cv struct {
+		c int32
+		v float32
+	}
+	var row []cv
+	w := 0
+	for i := 0; i < n; i++ {
+		row = row[:0]
+		for k := start[i]; k < start[i+1]; k++ {
+			row = append(row, cv{cols[k], vals[k]})
+		}
+		slices.SortStableFunc(row, func(a, b cv) int { return int(a.c) - int(b.c) })
+		for j := 0; j < len(row); {
+			c, v := row[j].c, float64(row[j].v)
+			j++
+			for j < len(row) && row[j].c == c {
+				v += float64(row[j].v)
+				j++
+			}
+			cols[w], vals[w] = c, float32(v)
+			w++
+		}
+		out.Indptr[i+1] = w
+	}
+	out.Indices, out.Values = cols[:w], vals[:w]
+	return out
 }

@@ -54,13 +54,16 @@ func newPRBCD(o Options) (*PRBCD, error) {
 // block is a set of candidate pairs with relaxed weights.
 type block struct {
 	n     int
+	adj   *tensor.CSR
 	pairs []Flip
 	p     []float32
-	bits  []uint64 // membership by linear index
+	sign  []float32 // edgeSign of each pair: −1 edge, +1 non-edge
+	bits  []uint64  // membership by linear index
 }
 
-func newBlock(n int) *block {
-	return &block{n: n, bits: make([]uint64, (numPairs(n)+63)/64)}
+func newBlock(adj *tensor.CSR) *block {
+	n := adj.Rows
+	return &block{n: n, adj: adj, bits: make([]uint64, (numPairs(n)+63)/64)}
 }
 
 func (b *block) has(lin int64) bool { return b.bits[lin>>6]&(1<<(lin&63)) != 0 }
@@ -80,8 +83,10 @@ func (b *block) fill(rng interface{ Int64N(int64) int64 }, size int) {
 				continue
 			}
 			b.set(lin)
-			b.pairs = append(b.pairs, linearToPair(b.n, lin))
+			f := linearToPair(b.n, lin)
+			b.pairs = append(b.pairs, f)
 			b.p = append(b.p, pEps)
+			b.sign = append(b.sign, edgeSign(b.adj, f))
 		}
 	}
 }
@@ -92,17 +97,19 @@ func (b *block) keep(idx []int) {
 		_ = i
 		b.unset(pairToLinear(b.n, f))
 	}
-	pairs := make([]Flip, len(idx))
-	p := make([]float32, len(idx))
+	pairs := make([]Flip, len(idx), cap(b.pairs))
+	p := make([]float32, len(idx), cap(b.p))
+	sign := make([]float32, len(idx), cap(b.sign))
 	for k, i := range idx {
-		pairs[k], p[k] = b.pairs[i], b.p[i]
+		pairs[k], p[k], sign[k] = b.pairs[i], b.p[i], b.sign[i]
 		b.set(pairToLinear(b.n, pairs[k]))
 	}
-	b.pairs, b.p = pairs, p
+	b.pairs, b.p, b.sign = pairs, p, sign
 }
 
 func (b *block) clone() *block {
-	return &block{n: b.n, pairs: slices.Clone(b.pairs), p: slices.Clone(b.p), bits: slices.Clone(b.bits)}
+	return &block{n: b.n, adj: b.adj, pairs: slices.Clone(b.pairs), p: slices.Clone(b.p), sign: slices.Clone(b.sign),
+		bits: slices.Clone(b.bits)}
 }
 
 // resample drops the low weights (all at the floor, but at most half of the
@@ -148,8 +155,9 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	if env.Engine.AnyPair() {
 		floor = 2 * pEps
 	}
-	b := newBlock(n)
+	b := newBlock(adj)
 	b.fill(rng, size)
+	pg := newPairGrader(env.Engine, n, numPairs(n))
 	labels := env.Problem.Labels
 	var best *block
 	bestAcc := math.Inf(1)
@@ -158,7 +166,7 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w, err := perturbed(adj, b.pairs, b.p, floor)
+		w, err := perturbedSigned(adj, b.pairs, b.p, b.sign, floor)
 		if err != nil {
 			return nil, err
 		}
@@ -172,13 +180,12 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 			bestAcc, best = ev.Accuracy, b.clone()
 		}
 		grad = grad[:len(b.pairs)]
-		if err := env.Engine.PairGrad(b.pairs, grad); err != nil {
+		if err := pg.grad(b.pairs, grad); err != nil {
 			return nil, err
 		}
 		lr := float64(budget) / float64(n) / 2 * lrFactor / math.Sqrt(float64(max(0, t-resampleEpochs)+1))
-		for i, f := range b.pairs {
-			v := b.p[i] + float32(lr)*edgeSign(adj, f)*grad[i]
-			b.p[i] = max(v, pEps)
+		for i, g := range grad {
+			b.p[i] = max(b.p[i]+float32(lr)*b.sign[i]*g, pEps)
 		}
 		ProjectBudget(b.p, float64(budget), pEps)
 		switch {
@@ -274,4 +281,55 @@ func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng i
 // as one slice (PGD).
 func denseOK(n int) bool { return numPairs(n) <= 1<<28 }
 
-var _ = tensor.NewDense
+// pairGrader asks an engine for the gradients of a set of pairs: one
+// PairGrad call, or — when the set covers a large share of all pairs and the
+// engine can stream all-pairs rows — one ScanPairs pass picking the set's
+// entries row by row (the all-pairs product has better locality than
+// random per-pair dot products). Memory stays O(n + set).
+type pairGrader struct {
+	e     Engine
+	de    DenseEngine
+	n     int
+	all   int64
+	start []int
+	order []int32
+}
+
+func newPairGrader(e Engine, n int, all int64) *pairGrader {
+	pg := &pairGrader{e: e, n: n, all: all}
+	pg.de, _ = e.(DenseEngine)
+	return pg
+}
+
+func (pg *pairGrader) grad(pairs []Flip, out []float32) error {
+	if pg.de == nil || int64(len(pairs))*8 < pg.all {
+		return pg.e.PairGrad(pairs, out)
+	}
+	// counting sort of the pairs by row
+	if cap(pg.start) < pg.n+1 {
+		pg.start = make([]int, pg.n+1)
+	}
+	start := pg.start[:pg.n+1]
+	clear(start)
+	for _, f := range pairs {
+		start[f.U+1]++
+	}
+	for u := 0; u < pg.n; u++ {
+		start[u+1] += start[u]
+	}
+	if cap(pg.order) < len(pairs) {
+		pg.order = make([]int32, len(pairs))
+	}
+	order := pg.order[:len(pairs)]
+	fill := append([]int(nil), start[:pg.n]...)
+	for i, f := range pairs {
+		order[fill[f.U]] = int32(i)
+		fill[f.U]++
+	}
+	pg.de.ScanPairs(func(u int, s []float32) {
+		for _, i := range order[start[u]:start[u+1]] {
+			out[i] = s[int(pairs[i].V)-u-1]
+		}
+	})
+	return nil
+}

@@ -10,27 +10,55 @@ import "math"
 // so an iteration costs O(entries still in play).
 func ProjectBudget(p []float32, budget float64, eps float32) {
 	total := 0.0
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range p {
-		total += math.Min(math.Max(float64(v), 0), 1)
+		x := float64(v)
+		switch {
+		case x >= 1:
+			total++
+		case x > 0:
+			total += x
+		}
+		if x-1 < lo {
+			lo = x - 1
+		}
+		if x > hi {
+			hi = x
+		}
 	}
 	if len(p) > 0 && total > budget {
-		lo, hi := math.Inf(1), math.Inf(-1)
+		// entries ≤ lo can never contribute: keep only the others
+		active := make([]float64, 0, 1024)
 		for _, v := range p {
-			lo = math.Min(lo, float64(v)-1)
-			hi = math.Max(hi, float64(v))
-		}
-		active := make([]float64, len(p))
-		for i, v := range p {
-			active[i] = float64(v)
+			active = append(active, float64(v))
 		}
 		ones := 0.0 // retired entries with clamp = 1 for every μ in [lo, hi]
 		f := func(mu float64) float64 {
 			s := ones
 			for _, v := range active {
-				s += math.Min(math.Max(v-mu, 0), 1)
+				switch x := v - mu; {
+				case x >= 1:
+					s++
+				case x > 0:
+					s += x
+				}
 			}
 			return s - budget
 		}
+		// f(0) = total − budget > 0, so μ* > 0; most entries usually sit at
+		// the floor eps, and if f(2·eps) > 0 they can be retired at once.
+		lo = math.Max(lo, 0)
+		if e2 := 2 * float64(eps); eps > 0 && e2 < hi && f(e2) > 0 {
+			lo = e2
+		}
+		k := 0
+		for _, v := range active {
+			if v > lo {
+				active[k] = v
+				k++
+			}
+		}
+		active = active[:k]
 		flo := f(lo)
 		mu := lo
 		for it := 0; it < 100000; it++ {
