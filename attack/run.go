@@ -64,7 +64,7 @@ type BudgetResult struct {
 type Result struct {
 	Dataset          string         `json:"dataset"`
 	Attack           string         `json:"attack"`
-	Mode             string         `json:"mode"` // "transfer" or "adaptive"
+	Mode             string         `json:"mode"` // "transfer", "adaptive" or "model-free" (DICE)
 	Loss             string         `json:"loss,omitempty"`
 	Seed             uint64         `json:"seed"`
 	Edges            int            `json:"edges"`
@@ -123,7 +123,9 @@ func Run(ctx context.Context, cfg Config, p *Problem) (*Result, error) {
 	res := &Result{Dataset: p.Name, Attack: spec.Name, Mode: "transfer", Loss: lossName, Seed: cfg.Seed,
 		Edges: p.Adj.Nnz() / 2}
 	env := &Env{Problem: p, Targets: p.Test, Loss: loss, Seed: cfg.Seed}
-	if spec.Gradient {
+	if !spec.Gradient {
+		res.Mode = "model-free"
+	} else {
 		var attacked model.Model
 		if cfg.Adaptive {
 			if len(cfg.Victims) == 0 {
