@@ -381,3 +381,19 @@ func TestRowsToCSRMatchesFromCOO(t *testing.T) {
 		}
 	})
 }
+
+func TestKthLargest(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 50).Draw(rt, "n")
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rapid.IntRange(0, 6).Draw(rt, "v"))
+		}
+		k := rapid.IntRange(1, n).Draw(rt, "k")
+		s := slices.Clone(v)
+		slices.Sort(s)
+		if got, want := kthLargest(slices.Clone(v), k), s[n-k]; got != want {
+			rt.Fatalf("kthLargest(%v, %d) = %v, want %v", v, k, got, want)
+		}
+	})
+}

@@ -122,18 +122,31 @@ func (b *block) resample(rng interface{ Int64N(int64) int64 }, size int) {
 		}
 	}
 	if half := len(b.p) - len(b.p)/2; len(keepIdx) > half {
-		// keep the largest half (stable order by weight, then position)
-		slices.SortStableFunc(keepIdx, func(x, y int) int {
-			switch {
-			case b.p[x] > b.p[y]:
-				return -1
-			case b.p[x] < b.p[y]:
-				return 1
+		// keep the largest half: values above the half-th largest, then ties
+		// at it in position order (O(block) selection, no sort)
+		vals := make([]float32, len(keepIdx))
+		for k, i := range keepIdx {
+			vals[k] = b.p[i]
+		}
+		th := kthLargest(vals, half)
+		above := 0
+		for _, i := range keepIdx {
+			if b.p[i] > th {
+				above++
 			}
-			return 0
-		})
-		keepIdx = keepIdx[:half]
-		slices.Sort(keepIdx)
+		}
+		ties := half - above
+		k := 0
+		for _, i := range keepIdx {
+			if v := b.p[i]; v > th || (v == th && ties > 0) {
+				if v == th {
+					ties--
+				}
+				keepIdx[k] = i
+				k++
+			}
+		}
+		keepIdx = keepIdx[:k]
 	}
 	b.keep(keepIdx)
 	b.fill(rng, size)
@@ -332,4 +345,37 @@ func (pg *pairGrader) grad(pairs []Flip, out []float32) error {
 		}
 	})
 	return nil
+}
+
+// kthLargest returns the k-th largest value of v (1-based; v is reordered)
+// by quickselect with a deterministic middle pivot.
+func kthLargest(v []float32, k int) float32 {
+	lo, hi := 0, len(v)-1
+	target := k - 1 // index in descending order
+	for lo < hi {
+		pivot := v[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] > pivot {
+				i++
+			}
+			for v[j] < pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case target <= j:
+			hi = j
+		case target >= i:
+			lo = i
+		default:
+			return v[target]
+		}
+	}
+	return v[target]
 }
