@@ -16,5 +16,6 @@ func subcommands() []*cobra.Command {
 		newReportCmd(),
 		newBenchCmd(),
 		newBiasCmd(),
+		newAttackCmd(),
 	}
 }

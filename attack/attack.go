@@ -1,0 +1,214 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Problem is the clean graph an attack perturbs, with labels and the split.
+type Problem struct {
+	Name       string
+	Adj        *tensor.CSR // symmetric, unweighted, no self loops
+	Features   *tensor.CSR
+	X          *autograd.Sparse // Features as a sparse operand
+	Labels     []int32
+	NumClasses int
+	Train, Val []int
+	Test       []int // the attacked nodes (targets) and the evaluation nodes
+}
+
+// Validate checks the problem's shapes.
+func (p *Problem) Validate() error {
+	switch {
+	case p == nil || p.Adj == nil || p.Features == nil:
+		return fmt.Errorf("attack: problem without adjacency or features")
+	case p.Adj.Rows != p.Adj.Cols:
+		return fmt.Errorf("attack: adjacency is %d×%d, want square", p.Adj.Rows, p.Adj.Cols)
+	case p.Features.Rows != p.Adj.Rows || len(p.Labels) != p.Adj.Rows:
+		return fmt.Errorf("attack: %d nodes but %d feature rows and %d labels", p.Adj.Rows, p.Features.Rows, len(p.Labels))
+	case len(p.Test) == 0:
+		return fmt.Errorf("attack: no target (test) nodes")
+	}
+	if p.X == nil {
+		p.X = autograd.NewSparse(p.Features)
+	}
+	return nil
+}
+
+// Flip is an undirected node pair {U, V} with U < V whose edge is toggled.
+type Flip struct{ U, V int32 }
+
+// Budget returns the number of flips for a fraction eps of the m undirected
+// edges: round(ε·m) (Python's round: half to even).
+func Budget(eps float64, m int) int {
+	return int(math.RoundToEven(eps * float64(m)))
+}
+
+// CheckFlips verifies that flips are pairs u < v inside n nodes, without
+// repeats, and at most budget of them (budget < 0: no limit).
+func CheckFlips(flips []Flip, n, budget int) error {
+	if budget >= 0 && len(flips) > budget {
+		return fmt.Errorf("attack: %d flips exceed the budget %d", len(flips), budget)
+	}
+	seen := make(map[Flip]struct{}, len(flips))
+	for i, f := range flips {
+		if f.U < 0 || int(f.V) >= n || f.U >= f.V {
+			return fmt.Errorf("attack: flip %d (%d, %d) is not a pair u < v of %d nodes", i, f.U, f.V, n)
+		}
+		if _, dup := seen[f]; dup {
+			return fmt.Errorf("attack: flip (%d, %d) repeated", f.U, f.V)
+		}
+		seen[f] = struct{}{}
+	}
+	return nil
+}
+
+// ApplyFlips returns adj with every flip toggled in both directions. adj is
+// not modified.
+func ApplyFlips(adj *tensor.CSR, flips []Flip) (*tensor.CSR, error) {
+	if err := CheckFlips(flips, adj.Rows, -1); err != nil {
+		return nil, err
+	}
+	pairs := make([][2]int, len(flips))
+	for i, f := range flips {
+		pairs[i] = [2]int{int(f.U), int(f.V)}
+	}
+	return graph.FlipEdges(adj, pairs)
+}
+
+// CountFlips splits flips into edges added to and removed from adj.
+func CountFlips(adj *tensor.CSR, flips []Flip) (added, removed int) {
+	for _, f := range flips {
+		if hasEdge(adj, int(f.U), int(f.V)) {
+			removed++
+		} else {
+			added++
+		}
+	}
+	return added, removed
+}
+
+func hasEdge(adj *tensor.CSR, u, v int) bool {
+	k, ok := adj.Find(u, v)
+	return ok && adj.Values[k] != 0
+}
+
+// sortFlips orders flips row-major (deterministic output).
+func sortFlips(f []Flip) {
+	sort.Slice(f, func(i, j int) bool {
+		if f[i].U != f[j].U {
+			return f[i].U < f[j].U
+		}
+		return f[i].V < f[j].V
+	})
+}
+
+// Env is what an attack sees: the clean problem, the gradient engine of the
+// attacked model (nil for attacks that need none), the targets and loss.
+type Env struct {
+	Problem *Problem
+	Engine  Engine
+	Targets []int
+	Loss    Loss
+	Seed    uint64
+	// Progress, if set, reports work done out of total for the current budget.
+	Progress func(done, total int)
+}
+
+func (e *Env) progress(done, total int) {
+	if e.Progress != nil {
+		e.Progress(done, total)
+	}
+}
+
+// Attack computes a perturbation of the clean graph.
+type Attack interface {
+	// Perturb returns at most budget flips of env.Problem.Adj. prev holds
+	// the flips of the previous (smaller) budget for incremental attacks
+	// (Spec.Incremental); the result then extends prev.
+	Perturb(ctx context.Context, env *Env, prev []Flip, budget int) ([]Flip, error)
+}
+
+// Options are the attack hyper-parameters; zero values mean the reference
+// defaults of each attack.
+type Options struct {
+	Epochs         int     // PGD 200, PR-BCD/GR-BCD 500
+	FineTuneEpochs int     // PR-BCD 100
+	BlockSize      int     // PR-BCD/GR-BCD 1e6 (capped at n(n−1)/2)
+	LRFactor       float64 // PR-BCD 100; PGD base lr 200
+	AddRatio       float64 // DICE 0.6
+	Samples        int     // final Bernoulli samples (PGD K = 20, PR-BCD 20)
+}
+
+// Spec describes a registered attack.
+type Spec struct {
+	Name        string
+	Description string
+	// Incremental attacks extend the previous budget's flips (FGSM);
+	// others restart from the clean graph at every budget.
+	Incremental bool
+	// Gradient reports whether the attack needs an Engine.
+	Gradient bool
+	// DenseGradient reports whether the Engine must provide all-pairs
+	// gradients (DenseEngine).
+	DenseGradient bool
+	// DefaultLoss is the loss used when the configuration names none.
+	DefaultLoss string
+	New         func(o Options) (Attack, error)
+}
+
+// Registry maps attack names to specs. Default returns the built-in one.
+type Registry struct{ specs map[string]Spec }
+
+// Register adds an attack; it fails on a duplicate name.
+func (r *Registry) Register(s Spec) error {
+	if r.specs == nil {
+		r.specs = map[string]Spec{}
+	}
+	if s.Name == "" || s.New == nil {
+		return fmt.Errorf("attack: spec without name or constructor")
+	}
+	if _, dup := r.specs[s.Name]; dup {
+		return fmt.Errorf("attack %q registered twice", s.Name)
+	}
+	r.specs[s.Name] = s
+	return nil
+}
+
+// Lookup returns the spec of an attack.
+func (r *Registry) Lookup(name string) (Spec, bool) {
+	s, ok := r.specs[name]
+	return s, ok
+}
+
+// Names lists the registered attacks in sorted order.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.specs))
+	for n := range r.specs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// builtinSpecs lists the built-in attacks: one line per attack file.
+func builtinSpecs() []Spec {
+	return []Spec{diceSpec, fgsmSpec, pgdSpec, prbcdSpec, grbcdSpec}
+}
+
+// Default returns a registry with every built-in attack.
+func Default() *Registry {
+	r := &Registry{}
+	for _, s := range builtinSpecs() {
+		if err := r.Register(s); err != nil {
+			panic(err) // duplicate built-in name: programmer error
+		}
+	}
+	return r
+}

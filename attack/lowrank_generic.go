@@ -1,0 +1,7 @@
+//go:build !(goexperiment.simd && amd64)
+
+package attack
+
+func tile(out *[tileRows * tileCols]float32, k, panel []float32, r2 int) {
+	tileGeneric(out, k, panel, r2)
+}

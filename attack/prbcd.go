@@ -1,0 +1,381 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+var prbcdSpec = Spec{
+	Name: "prbcd",
+	Description: "PR-BCD (Geisler et al. 2021): projected randomized block coordinate descent over the upper " +
+		"triangle, block 1e6, 500 epochs (last 100 fine-tuning), tanh-margin loss",
+	Gradient: true, DefaultLoss: "tanh_margin",
+	New: func(o Options) (Attack, error) { return newPRBCD(o) },
+}
+
+// pEps is the reference's floor for relaxed flip weights.
+const pEps = 1e-7
+
+// PRBCD is the projected randomized block coordinate descent attack.
+type PRBCD struct {
+	Epochs, FineTune, BlockSize int
+	LRFactor                    float64
+	Samples                     int
+}
+
+func newPRBCD(o Options) (*PRBCD, error) {
+	a := &PRBCD{Epochs: 500, FineTune: 100, BlockSize: 1_000_000, LRFactor: 100, Samples: 20}
+	if o.Epochs > 0 {
+		a.Epochs = o.Epochs
+		a.FineTune = min(a.FineTune, o.Epochs/5)
+	}
+	if o.FineTuneEpochs > 0 {
+		a.FineTune = o.FineTuneEpochs
+	}
+	if o.BlockSize > 0 {
+		a.BlockSize = o.BlockSize
+	}
+	if o.LRFactor > 0 {
+		a.LRFactor = o.LRFactor
+	}
+	if o.Samples > 0 {
+		a.Samples = o.Samples
+	}
+	if a.FineTune >= a.Epochs {
+		return nil, fmt.Errorf("prbcd: %d fine-tuning epochs of %d", a.FineTune, a.Epochs)
+	}
+	return a, nil
+}
+
+// block is a set of candidate pairs with relaxed weights.
+type block struct {
+	n     int
+	adj   *tensor.CSR
+	pairs []Flip
+	p     []float32
+	sign  []float32 // edgeSign of each pair: −1 edge, +1 non-edge
+	bits  []uint64  // membership by linear index
+}
+
+func newBlock(adj *tensor.CSR) *block {
+	n := adj.Rows
+	return &block{n: n, adj: adj, bits: make([]uint64, (numPairs(n)+63)/64)}
+}
+
+func (b *block) has(lin int64) bool { return b.bits[lin>>6]&(1<<(lin&63)) != 0 }
+func (b *block) set(lin int64)      { b.bits[lin>>6] |= 1 << (lin & 63) }
+func (b *block) unset(lin int64)    { b.bits[lin>>6] &^= 1 << (lin & 63) }
+
+// fill draws random new pairs (weight eps) until the block holds size pairs
+// or the draws keep colliding.
+func (b *block) fill(rng interface{ Int64N(int64) int64 }, size int) {
+	np := numPairs(b.n)
+	size = int(min(int64(size), np))
+	for tries := 0; len(b.pairs) < size && tries < 20; tries++ {
+		want := size - len(b.pairs)
+		for i := 0; i < want; i++ {
+			lin := rng.Int64N(np)
+			if b.has(lin) {
+				continue
+			}
+			b.set(lin)
+			f := linearToPair(b.n, lin)
+			b.pairs = append(b.pairs, f)
+			b.p = append(b.p, pEps)
+			b.sign = append(b.sign, edgeSign(b.adj, f))
+		}
+	}
+}
+
+// keep retains the entries with i in idx (in that order).
+func (b *block) keep(idx []int) {
+	for i, f := range b.pairs {
+		_ = i
+		b.unset(pairToLinear(b.n, f))
+	}
+	pairs := make([]Flip, len(idx), cap(b.pairs))
+	p := make([]float32, len(idx), cap(b.p))
+	sign := make([]float32, len(idx), cap(b.sign))
+	for k, i := range idx {
+		pairs[k], p[k], sign[k] = b.pairs[i], b.p[i], b.sign[i]
+		b.set(pairToLinear(b.n, pairs[k]))
+	}
+	b.pairs, b.p, b.sign = pairs, p, sign
+}
+
+func (b *block) clone() *block {
+	return &block{n: b.n, adj: b.adj, pairs: slices.Clone(b.pairs), p: slices.Clone(b.p), sign: slices.Clone(b.sign),
+		bits: slices.Clone(b.bits)}
+}
+
+// resample drops the low weights (all at the floor, but at most half of the
+// block) and refills the block at random (reference resample_random_block).
+func (b *block) resample(rng interface{ Int64N(int64) int64 }, size int) {
+	var keepIdx []int
+	for i, v := range b.p {
+		if v > pEps {
+			keepIdx = append(keepIdx, i)
+		}
+	}
+	if half := len(b.p) - len(b.p)/2; len(keepIdx) > half {
+		// keep the largest half: values above the half-th largest, then ties
+		// at it in position order (O(block) selection, no sort)
+		vals := make([]float32, len(keepIdx))
+		for k, i := range keepIdx {
+			vals[k] = b.p[i]
+		}
+		th := kthLargest(vals, half)
+		above := 0
+		for _, i := range keepIdx {
+			if b.p[i] > th {
+				above++
+			}
+		}
+		ties := half - above
+		k := 0
+		for _, i := range keepIdx {
+			if v := b.p[i]; v > th || (v == th && ties > 0) {
+				if v == th {
+					ties--
+				}
+				keepIdx[k] = i
+				k++
+			}
+		}
+		keepIdx = keepIdx[:k]
+	}
+	b.keep(keepIdx)
+	b.fill(rng, size)
+}
+
+// Perturb implements Attack.
+func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]Flip, error) {
+	if budget == 0 {
+		return nil, nil
+	}
+	adj := env.Problem.Adj
+	n := adj.Rows
+	np := numPairs(n)
+	size := int(min(int64(a.BlockSize), np))
+	lrFactor := a.LRFactor * math.Max(math.Log2(float64(np)/float64(size)), 1)
+	resampleEpochs := a.Epochs - a.FineTune
+	rng := newRNG(env.Seed, 1)
+	floor := float32(-1)
+	if env.Engine.AnyPair() {
+		floor = 2 * pEps
+	}
+	b := newBlock(adj)
+	b.fill(rng, size)
+	pg := newPairGrader(env.Engine, n, numPairs(n))
+	labels := env.Problem.Labels
+	var best *block
+	bestAcc := math.Inf(1)
+	grad := make([]float32, 0, size)
+	for t := 0; t < a.Epochs; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		w, err := perturbedSigned(adj, b.pairs, b.p, b.sign, floor)
+		if err != nil {
+			return nil, err
+		}
+		ev, err := env.Engine.Evaluate(w, env.Loss, env.Targets, labels, true)
+		if err != nil {
+			return nil, fmt.Errorf("prbcd epoch %d: %w", t, err)
+		}
+		// Early stopping: the accuracy of the state reached after the
+		// previous epoch (the reference evaluates it right after the update).
+		if t > 0 && ev.Accuracy < bestAcc {
+			bestAcc, best = ev.Accuracy, b.clone()
+		}
+		grad = grad[:len(b.pairs)]
+		if err := pg.grad(b.pairs, grad); err != nil {
+			return nil, err
+		}
+		lr := float64(budget) / float64(n) / 2 * lrFactor / math.Sqrt(float64(max(0, t-resampleEpochs)+1))
+		for i, g := range grad {
+			b.p[i] = max(b.p[i]+float32(lr)*b.sign[i]*g, pEps)
+		}
+		ProjectBudget(b.p, float64(budget), pEps)
+		switch {
+		case t < resampleEpochs-1:
+			b.resample(rng, size)
+		case t == resampleEpochs-1 && best != nil:
+			b = best.clone()
+		}
+		env.progress(t+1, a.Epochs)
+	}
+	w, err := perturbed(adj, b.pairs, b.p, floor)
+	if err != nil {
+		return nil, err
+	}
+	if ev, err := env.Engine.Evaluate(w, env.Loss, env.Targets, labels, false); err != nil {
+		return nil, err
+	} else if ev.Accuracy < bestAcc || best == nil {
+		best = b
+	}
+	return sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
+}
+
+// sampleFinal turns relaxed weights into at most budget flips: first the
+// top-budget weights (if topFirst), then up to samples Bernoulli(p) draws with at most
+// budget flips; it keeps the draw with the lowest target accuracy of the
+// attacked model (byLoss: the highest loss, as PGD).
+func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng interface{ Float64() float64 },
+	byLoss, topFirst bool) ([]Flip, error) {
+	q := slices.Clone(p)
+	for i, v := range q {
+		if v <= pEps {
+			q[i] = 0
+		}
+	}
+	var bestFlips []Flip
+	bestScore := math.Inf(1)
+	first := 1
+	if topFirst {
+		first = 0
+	}
+	for s := first; s <= samples; s++ {
+		var flips []Flip
+		if s == 0 {
+			idx := make([]int, 0, len(q))
+			for i, v := range q {
+				if v > 0 {
+					idx = append(idx, i)
+				}
+			}
+			slices.SortStableFunc(idx, func(x, y int) int {
+				switch {
+				case q[x] > q[y]:
+					return -1
+				case q[x] < q[y]:
+					return 1
+				}
+				return 0
+			})
+			for _, i := range idx[:min(budget, len(idx))] {
+				flips = append(flips, pairs[i])
+			}
+		} else {
+			for i, v := range q {
+				if v > 0 && rng.Float64() < float64(v) {
+					flips = append(flips, pairs[i])
+				}
+			}
+			if len(flips) > budget {
+				continue
+			}
+		}
+		sortFlips(flips)
+		adj, err := ApplyFlips(env.Problem.Adj, flips)
+		if err != nil {
+			return nil, err
+		}
+		ev, err := env.Engine.Evaluate(adj, env.Loss, env.Targets, env.Problem.Labels, false)
+		if err != nil {
+			return nil, err
+		}
+		score := ev.Accuracy
+		if byLoss {
+			score = -ev.Loss
+		}
+		if bestFlips == nil || score < bestScore {
+			bestScore, bestFlips = score, flips
+		}
+	}
+	return bestFlips, nil
+}
+
+// denseOK reports whether an n-node graph's relaxed weights fit in memory
+// as one slice (PGD).
+func denseOK(n int) bool { return numPairs(n) <= 1<<28 }
+
+// pairGrader asks an engine for the gradients of a set of pairs: one
+// PairGrad call, or — when the set covers a large share of all pairs and the
+// engine can stream all-pairs rows — one ScanPairs pass picking the set's
+// entries row by row (the all-pairs product has better locality than
+// random per-pair dot products). Memory stays O(n + set).
+type pairGrader struct {
+	e     Engine
+	de    DenseEngine
+	n     int
+	all   int64
+	start []int
+	order []int32
+}
+
+func newPairGrader(e Engine, n int, all int64) *pairGrader {
+	pg := &pairGrader{e: e, n: n, all: all}
+	pg.de, _ = e.(DenseEngine)
+	return pg
+}
+
+func (pg *pairGrader) grad(pairs []Flip, out []float32) error {
+	if pg.de == nil || int64(len(pairs))*8 < pg.all {
+		return pg.e.PairGrad(pairs, out)
+	}
+	// counting sort of the pairs by row
+	if cap(pg.start) < pg.n+1 {
+		pg.start = make([]int, pg.n+1)
+	}
+	start := pg.start[:pg.n+1]
+	clear(start)
+	for _, f := range pairs {
+		start[f.U+1]++
+	}
+	for u := 0; u < pg.n; u++ {
+		start[u+1] += start[u]
+	}
+	if cap(pg.order) < len(pairs) {
+		pg.order = make([]int32, len(pairs))
+	}
+	order := pg.order[:len(pairs)]
+	fill := append([]int(nil), start[:pg.n]...)
+	for i, f := range pairs {
+		order[fill[f.U]] = int32(i)
+		fill[f.U]++
+	}
+	pg.de.ScanPairs(func(u int, s []float32) {
+		for _, i := range order[start[u]:start[u+1]] {
+			out[i] = s[int(pairs[i].V)-u-1]
+		}
+	})
+	return nil
+}
+
+// kthLargest returns the k-th largest value of v (1-based; v is reordered)
+// by quickselect with a deterministic middle pivot.
+func kthLargest(v []float32, k int) float32 {
+	lo, hi := 0, len(v)-1
+	target := k - 1 // index in descending order
+	for lo < hi {
+		pivot := v[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] > pivot {
+				i++
+			}
+			for v[j] < pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case target <= j:
+			hi = j
+		case target >= i:
+			lo = i
+		default:
+			return v[target]
+		}
+	}
+	return v[target]
+}

@@ -1,0 +1,270 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
+)
+
+// Victim is a trained model evaluated on the clean and perturbed graphs.
+type Victim struct {
+	Name  string // label in the results (e.g. "sm_gdc_T0.5")
+	Model model.Model
+}
+
+// Config configures Run.
+type Config struct {
+	Attack   string    // registry name
+	Epsilons []float64 // fractions of the undirected edges; budgets round(ε·m)
+	Seed     uint64    // attack randomness and surrogate training
+	Loss     string    // "" = the attack's default
+	Options  Options
+	// Surrogate is the trained model "gcn" the transfer attack
+	// differentiates; nil: Run trains one on the clean graph with the
+	// reference surrogate protocol (patience 100).
+	Surrogate model.Model
+	// Adaptive attacks Victims[0] itself instead of a surrogate.
+	Adaptive bool
+	Victims  []Victim
+	Registry *Registry // nil: Default()
+	// Progress, if set, reports stage ("surrogate", "eps=0.1", ...) progress.
+	Progress func(stage string, done, total int)
+}
+
+// VictimResult is a victim's test accuracy on one graph.
+type VictimResult struct {
+	Name     string  `json:"name"`
+	Accuracy float64 `json:"accuracy"`
+}
+
+// BudgetResult is the outcome for one ε.
+type BudgetResult struct {
+	Epsilon  float64 `json:"epsilon"`
+	Budget   int     `json:"budget"`
+	NumFlips int     `json:"flips"`
+	Added    int     `json:"added"`
+	Removed  int     `json:"removed"`
+	Seconds  float64 `json:"seconds"`
+	// AttackedAccuracy is the attacked model's (surrogate's, or the
+	// adaptive victim's) test accuracy on the perturbed graph.
+	AttackedAccuracy float64        `json:"attacked_model_accuracy"`
+	Victims          []VictimResult `json:"victims"`
+	Flips            []Flip         `json:"-"`
+	Adj              *tensor.CSR    `json:"-"`
+}
+
+// Result is what Run returns.
+type Result struct {
+	Dataset          string         `json:"dataset"`
+	Attack           string         `json:"attack"`
+	Mode             string         `json:"mode"` // "transfer", "adaptive" or "model-free" (DICE)
+	Loss             string         `json:"loss,omitempty"`
+	Seed             uint64         `json:"seed"`
+	Edges            int            `json:"edges"`
+	AttackedModel    string         `json:"attacked_model"`
+	AttackedClean    float64        `json:"attacked_model_clean_accuracy"`
+	SurrogateSeconds float64        `json:"surrogate_train_seconds,omitempty"`
+	Clean            []VictimResult `json:"clean"`
+	Budgets          []BudgetResult `json:"budgets"`
+}
+
+// Run computes the perturbations of cfg.Attack for every ε and evaluates
+// the victims on them (evasion: victims keep their weights, their
+// preprocessing is recomputed on the perturbed graph).
+func Run(ctx context.Context, cfg Config, p *Problem) (*Result, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	reg := cfg.Registry
+	if reg == nil {
+		reg = Default()
+	}
+	spec, ok := reg.Lookup(cfg.Attack)
+	if !ok {
+		return nil, fmt.Errorf("unknown attack %q (known: %v)", cfg.Attack, reg.Names())
+	}
+	for _, e := range cfg.Epsilons {
+		if !(e >= 0 && e <= 1) {
+			return nil, fmt.Errorf("attack: epsilon %v outside [0, 1]", e)
+		}
+	}
+	for i := 1; i < len(cfg.Epsilons); i++ {
+		if spec.Incremental && cfg.Epsilons[i] < cfg.Epsilons[i-1] {
+			return nil, fmt.Errorf("attack %s is incremental: epsilons must increase, got %v", spec.Name, cfg.Epsilons)
+		}
+	}
+	progress := func(stage string) func(int, int) {
+		if cfg.Progress == nil {
+			return nil
+		}
+		return func(d, t int) { cfg.Progress(stage, d, t) }
+	}
+	a, err := spec.New(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	lossName := cfg.Loss
+	if lossName == "" {
+		lossName = spec.DefaultLoss
+	}
+	var loss Loss
+	if lossName != "" {
+		if loss, err = LossByName(lossName); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Dataset: p.Name, Attack: spec.Name, Mode: "transfer", Loss: lossName, Seed: cfg.Seed,
+		Edges: p.Adj.Nnz() / 2}
+	env := &Env{Problem: p, Targets: p.Test, Loss: loss, Seed: cfg.Seed}
+	if !spec.Gradient {
+		res.Mode = "model-free"
+	} else {
+		var attacked model.Model
+		if cfg.Adaptive {
+			if len(cfg.Victims) == 0 {
+				return nil, fmt.Errorf("attack: adaptive mode needs a victim")
+			}
+			res.Mode, attacked = "adaptive", cfg.Victims[0].Model
+			res.AttackedModel = cfg.Victims[0].Name
+		} else {
+			attacked = cfg.Surrogate
+			if attacked == nil {
+				start := time.Now()
+				if attacked, err = TrainSurrogate(ctx, p, cfg.Seed, progress("surrogate")); err != nil {
+					return nil, err
+				}
+				res.SurrogateSeconds = time.Since(start).Seconds()
+			}
+			res.AttackedModel = "surrogate " + attacked.Name()
+		}
+		if env.Engine, err = NewEngine(attacked, p, spec.DenseGradient); err != nil {
+			return nil, err
+		}
+		ev, err := env.Engine.Evaluate(p.Adj, loss, p.Test, p.Labels, false)
+		if err != nil {
+			return nil, err
+		}
+		res.AttackedClean = ev.Accuracy
+	}
+	for _, v := range cfg.Victims {
+		acc, err := EvaluateVictim(v.Model, p, p.Adj)
+		if err != nil {
+			return nil, fmt.Errorf("victim %s: %w", v.Name, err)
+		}
+		res.Clean = append(res.Clean, VictimResult{Name: v.Name, Accuracy: acc})
+	}
+	var prev []Flip
+	for _, eps := range cfg.Epsilons {
+		budget := Budget(eps, res.Edges)
+		env.Progress = progress("eps=" + strconv.FormatFloat(eps, 'g', -1, 64))
+		start := time.Now()
+		from := prev
+		if !spec.Incremental {
+			from = nil
+		}
+		flips, err := a.Perturb(ctx, env, from, budget)
+		if err != nil {
+			return nil, fmt.Errorf("%s ε=%v: %w", spec.Name, eps, err)
+		}
+		secs := time.Since(start).Seconds()
+		if err := CheckFlips(flips, p.Adj.Rows, budget); err != nil {
+			return nil, fmt.Errorf("%s ε=%v: %w", spec.Name, eps, err)
+		}
+		prev = flips
+		adj, err := ApplyFlips(p.Adj, flips)
+		if err != nil {
+			return nil, err
+		}
+		br := BudgetResult{Epsilon: eps, Budget: budget, NumFlips: len(flips), Seconds: secs, Flips: flips, Adj: adj}
+		br.Added, br.Removed = CountFlips(p.Adj, flips)
+		if env.Engine != nil {
+			ev, err := env.Engine.Evaluate(adj, loss, p.Test, p.Labels, false)
+			if err != nil {
+				return nil, err
+			}
+			br.AttackedAccuracy = ev.Accuracy
+		}
+		for _, v := range cfg.Victims {
+			acc, err := EvaluateVictim(v.Model, p, adj)
+			if err != nil {
+				return nil, fmt.Errorf("victim %s at ε=%v: %w", v.Name, eps, err)
+			}
+			br.Victims = append(br.Victims, VictimResult{Name: v.Name, Accuracy: acc})
+		}
+		res.Budgets = append(res.Budgets, br)
+	}
+	return res, nil
+}
+
+// EvaluateVictim returns m's test accuracy on adj (preprocessing recomputed).
+func EvaluateVictim(m model.Model, p *Problem, adj *tensor.CSR) (float64, error) {
+	g, err := m.Preprocess(adj, p.Features)
+	if err != nil {
+		return 0, err
+	}
+	logits := train.Predict(m, g, p.X)
+	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
+		return 0, err
+	}
+	return train.Accuracy(logits, p.Labels, p.Test), nil
+}
+
+// NewEngine returns the gradient engine of an attacked model: the analytic
+// GCNEngine for "gcn", otherwise the autograd TapeEngine (which cannot
+// provide all-pairs gradients).
+func NewEngine(m model.Model, p *Problem, dense bool) (Engine, error) {
+	if m.Name() == "gcn" {
+		return NewGCNEngine(m, p.Features)
+	}
+	if dense {
+		return nil, fmt.Errorf("attack: all-pairs gradients are only available for a gcn (got %s)", m.Name())
+	}
+	return NewTapeEngine(m, p)
+}
+
+// TrainSurrogate trains the transfer surrogate: a GCN (64 hidden, dropout
+// 0.5) with Adam lr 1e-2, weight decay 1e-3, patience 100 on the clean graph.
+func TrainSurrogate(ctx context.Context, p *Problem, seed uint64, progress func(done, total int)) (model.Model, error) {
+	m, err := model.Default(nil).New("gcn", p.Features.Cols, p.NumClasses, model.Options{Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	g, err := m.Preprocess(p.Adj, p.Features)
+	if err != nil {
+		return nil, err
+	}
+	cfg := train.Config{Patience: 100, Seed: seed}
+	if progress != nil {
+		cfg.Progress = func(epoch int, _, _ float64) { progress(epoch+1, 3000) }
+	}
+	if _, err := train.Fit(ctx, m, train.Data{Graph: g, X: p.X, Labels: p.Labels, Train: p.Train, Val: p.Val}, cfg); err != nil {
+		return nil, fmt.Errorf("surrogate: %w", err)
+	}
+	return m, nil
+}
+
+// FileName is the reference-style name of a perturbed graph.
+func FileName(dataset, attack string, seed uint64, eps float64) string {
+	return fmt.Sprintf("%s_%s_s%d_eps%s.npz", dataset, attack, seed, strconv.FormatFloat(eps, 'g', -1, 64))
+}
+
+// Save writes every perturbed graph of res into dir in the reference attack
+// format and returns the paths.
+func (res *Result) Save(dir string) ([]string, error) {
+	var paths []string
+	for _, b := range res.Budgets {
+		path := filepath.Join(dir, FileName(res.Dataset, res.Attack, res.Seed, b.Epsilon))
+		if err := data.SavePerturbedAdj(path, b.Adj); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}

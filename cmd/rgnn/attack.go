@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/train"
+)
+
+// attackReport is the JSON output of `rgnn attack`.
+type attackReport struct {
+	*attack.Result
+	Files        []string `json:"files,omitempty"`
+	TotalSeconds float64  `json:"total_seconds"`
+}
+
+func newAttackCmd() *cobra.Command {
+	reg := attack.Default()
+	c := &cobra.Command{
+		Use:   "attack",
+		Short: "Global structure attack (evasion): perturb the graph, evaluate victims",
+		Long: `Compute a global structure attack for each --epsilon (budget round(ε·m) edge flips, m =
+undirected edges) and report the victims' clean and perturbed test accuracy, the flips made
+(added/removed) and the time taken.
+
+Transfer (default): the perturbation is computed on a GCN surrogate trained on the clean graph with
+the same seed (64 hidden, dropout 0.5, lr 1e-2, weight decay 1e-3, patience 100), then applied to
+every victim. --adaptive attacks the first victim itself, differentiating through its own
+preprocessing and aggregation: models with plain gcn_norm (gcn, sm_gcn, ...), not GDC/SVD/Jaccard;
+fgsm and pgd need all-pairs gradients, available for gcn only.
+
+Attacks: ` + strings.Join(reg.Names(), ", ") + `. Losses: ` + strings.Join(attack.LossNames(), ", ") + `.
+Victims are given by --victim (comma-separated model names) with --weights (comma-separated, same
+order, ours or the reference layout); a victim without weights is trained here first.
+With --out the perturbed graphs are written in the reference attack format
+(<dataset>_<attack>_s<seed>_eps<ε>.npz), readable by 'rgnn eval --graph'.`,
+		Example: `  rgnn attack --dataset cora_ml --attack prbcd --epsilon 0.1,0.25 --seed 0 --out attacks/ --json
+  rgnn attack --attack fgsm --epsilon 0.1,0.25 --victim gcn,sm_gdc --temperature 0.5 \
+      --weights cora_ml_Vanilla_GCN_s0_bin0.npz,cora_ml_Soft_Medoid_GDC_T_0_5_s0_bin0.npz --seed 0`,
+		Args: cobra.NoArgs,
+		RunE: runAttack,
+	}
+	addProblemFlags(c)
+	f := c.Flags()
+	f.String("attack", "prbcd", "attack: "+strings.Join(reg.Names(), ", "))
+	f.Float64Slice("epsilon", []float64{0.1, 0.25}, "budgets as fractions of the undirected edges (comma-separated)")
+	f.Int("seed", 0, "seed of the attack, the surrogate and (default) the split")
+	f.String("loss", "", "attack loss (default: the attack's; fgsm/pgd ce, prbcd tanh_margin, grbcd mce)")
+	f.String("surrogate", "gcn", "transfer surrogate model (only gcn)")
+	f.String("surrogate-weights", "", "weights of the surrogate (default: train it on the clean graph)")
+	f.Bool("adaptive", false, "attack the first victim itself instead of the surrogate")
+	f.String("victim", "gcn", "victim models, comma-separated: "+strings.Join(modelRegistry().Names(), ", "))
+	f.String("weights", "", "victim weights, comma-separated in --victim order (missing: train the victim)")
+	f.Float64("temperature", 1.0, "Soft Medoid / Soft Median temperature T of the victims")
+	f.Int("k", 64, "top-k neighbours of the robust aggregations and of GDC")
+	f.Int("hidden", 64, "hidden units of the victims")
+	f.String("normalization", "", `Soft Medoid normalisation: "" or "alt"`)
+	f.Float64("ppr-eps", 0, "GDC: 0 = exact PPR, > 0 = push approximation")
+	f.Int("epochs", 0, "attack epochs (0: the attack's default: pgd 200, prbcd/grbcd 500)")
+	f.Int("block-size", 0, "PR-BCD/GR-BCD block size (0: 1e6)")
+	f.String("out", "", "directory for the perturbed graphs")
+	f.Bool("quiet", false, "no progress output")
+	addJSONFlag(c)
+	return c
+}
+
+func runAttack(c *cobra.Command, _ []string) error {
+	start := time.Now()
+	f := c.Flags()
+	name, _ := f.GetString("attack")
+	reg := attack.Default()
+	if _, ok := reg.Lookup(name); !ok {
+		return usagef("unknown attack %q (known: %s)", name, strings.Join(reg.Names(), ", "))
+	}
+	eps, _ := f.GetFloat64Slice("epsilon")
+	for _, e := range eps {
+		if !(e >= 0 && e <= 1) {
+			return usagef("--epsilon values must be in [0, 1], got %v", e)
+		}
+	}
+	lossName, _ := f.GetString("loss")
+	if lossName != "" {
+		if _, err := attack.LossByName(lossName); err != nil {
+			return usageError{err}
+		}
+	}
+	if s, _ := f.GetString("surrogate"); s != "gcn" {
+		return usagef("--surrogate must be gcn, got %q", s)
+	}
+	seed, _ := f.GetInt("seed")
+	if seed < 0 {
+		return usagef("--seed must be ≥ 0")
+	}
+	epochs, _ := f.GetInt("epochs")
+	block, _ := f.GetInt("block-size")
+	if epochs < 0 || block < 0 {
+		return usagef("--epochs and --block-size must be ≥ 0")
+	}
+	p, err := loadProblem(c, seed)
+	if err != nil {
+		return err
+	}
+	prob := &attack.Problem{Name: p.Graph.Name, Adj: p.Graph.Adj, Features: p.Graph.Features, X: p.X,
+		Labels: p.Graph.Labels, NumClasses: p.Graph.NumClasses, Train: p.Train, Val: p.Val, Test: p.Test}
+	quiet, _ := f.GetBool("quiet")
+	progress := newProgress(quiet)
+
+	victimNames := splitList(f, "victim")
+	weights := splitList(f, "weights")
+	if len(weights) > len(victimNames) {
+		return usagef("%d --weights for %d victims", len(weights), len(victimNames))
+	}
+	var victims []attack.Victim
+	for i, vn := range victimNames {
+		m, err := victimModel(c, p, vn, uint64(seed))
+		if err != nil {
+			return err
+		}
+		label := vn
+		if i < len(weights) && weights[i] != "" {
+			if err := loadWeights(m, weights[i]); err != nil {
+				return err
+			}
+		} else {
+			g, err := m.Preprocess(p.Graph.Adj, p.Graph.Features)
+			if err != nil {
+				return err
+			}
+			cfg := train.Config{Seed: uint64(seed)}
+			if progress != nil {
+				cfg.Progress = func(e int, _, _ float64) { progress("train "+vn, e+1, 3000) }
+			}
+			if _, err := train.Fit(context.Background(), m, train.Data{Graph: g, X: p.X, Labels: p.Graph.Labels,
+				Train: p.Train, Val: p.Val}, cfg); err != nil {
+				return fmt.Errorf("victim %s: %w", vn, err)
+			}
+		}
+		if t, _ := f.GetFloat64("temperature"); strings.HasPrefix(vn, "sm_") || strings.HasPrefix(vn, "softmedian") {
+			label = fmt.Sprintf("%s_T%g", vn, t)
+		}
+		victims = append(victims, attack.Victim{Name: label, Model: m})
+	}
+	cfg := attack.Config{Attack: name, Epsilons: eps, Seed: uint64(seed), Loss: lossName,
+		Options: attack.Options{Epochs: epochs, BlockSize: block}, Victims: victims, Progress: progress}
+	cfg.Adaptive, _ = f.GetBool("adaptive")
+	if cfg.Adaptive && len(victims) == 0 {
+		return usagef("--adaptive needs a --victim")
+	}
+	if sw, _ := f.GetString("surrogate-weights"); sw != "" {
+		m, err := victimModel(c, p, "gcn", uint64(seed))
+		if err != nil {
+			return err
+		}
+		if err := loadWeights(m, sw); err != nil {
+			return err
+		}
+		cfg.Surrogate = m
+	}
+	res, err := attack.Run(context.Background(), cfg, prob)
+	if progress != nil {
+		fmt.Fprint(progressWriter(), "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	rep := attackReport{Result: res}
+	if out, _ := f.GetString("out"); out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if rep.Files, err = res.Save(out); err != nil {
+			return err
+		}
+	}
+	rep.TotalSeconds = time.Since(start).Seconds()
+	if wantJSON(c) {
+		return writeJSON(c.OutOrStdout(), rep)
+	}
+	w := c.OutOrStdout()
+	fmt.Fprintf(w, "%s %s attack on %s (seed %d, loss %s, attacked model %s: clean accuracy %.4f)\n",
+		res.Mode, res.Attack, res.Dataset, res.Seed, res.Loss, res.AttackedModel, res.AttackedClean)
+	for _, v := range res.Clean {
+		fmt.Fprintf(w, "  clean      %-16s %.4f\n", v.Name, v.Accuracy)
+	}
+	for i, b := range res.Budgets {
+		fmt.Fprintf(w, "  ε=%-5g %4d flips (+%d −%d) in %.1fs, attacked model %.4f\n", b.Epsilon, b.NumFlips,
+			b.Added, b.Removed, b.Seconds, b.AttackedAccuracy)
+		for _, v := range b.Victims {
+			fmt.Fprintf(w, "             %-16s %.4f\n", v.Name, v.Accuracy)
+		}
+		if i < len(rep.Files) {
+			fmt.Fprintf(w, "             saved %s\n", rep.Files[i])
+		}
+	}
+	return nil
+}
+
+// splitList returns the non-empty comma-separated items of a string flag.
+func splitList(c interface{ GetString(string) (string, error) }, name string) []string {
+	s, _ := c.GetString(name)
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// victimModel builds a named model with the victim option flags.
+func victimModel(c *cobra.Command, p *problem, name string, seed uint64) (model.Model, error) {
+	f := c.Flags()
+	o := model.Options{Seed: seed}
+	o.Temperature, _ = f.GetFloat64("temperature")
+	o.K, _ = f.GetInt("k")
+	o.Hidden, _ = f.GetInt("hidden")
+	o.Normalization, _ = f.GetString("normalization")
+	o.PPREps, _ = f.GetFloat64("ppr-eps")
+	if !(o.Temperature > 0) || o.K < 1 || o.Hidden < 1 || o.PPREps < 0 {
+		return nil, usagef("--temperature must be > 0, --k and --hidden ≥ 1, --ppr-eps ≥ 0")
+	}
+	reg := modelRegistry()
+	if _, ok := reg.Lookup(name); !ok {
+		return nil, usagef("unknown model %q (known: %s)", name, strings.Join(reg.Names(), ", "))
+	}
+	m, err := reg.New(name, p.Graph.Features.Cols, p.Graph.NumClasses, o)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return m, nil
+}
+
+// newProgress returns a throttled progress printer on stderr (nil: quiet).
+func newProgress(quiet bool) func(stage string, done, total int) {
+	if quiet {
+		return nil
+	}
+	last := time.Time{}
+	return func(stage string, done, total int) {
+		if done < total && time.Since(last) < 300*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		const width = 30
+		k := width * done / max(total, 1)
+		fmt.Fprintf(progressWriter(), "\r\033[K%-14s [%s%s] %d/%d", stage, strings.Repeat("=", k),
+			strings.Repeat(" ", width-k), done, total)
+	}
+}
