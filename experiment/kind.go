@@ -81,6 +81,7 @@ func DefaultKinds() *Kinds {
 	r.Add(trainKind())
 	r.Add(evalKind())
 	r.Add(certifyKind())
+	r.Add(perturbKind())
 	r.Add(attackKind())
 	return r
 }

@@ -101,7 +101,7 @@ func TestExecuteResumesAndReuses(t *testing.T) {
 	defer st.Close()
 	e, err := Parse([]byte(`
 name: tiny
-fixed: {dataset: citeseer, model: gcn, max_epochs: 3}
+fixed: {dataset: citeseer, model: gcn, max_epochs: 3, attack: dice}
 grid: {seed: [0, 1], kind: [eval, train, attack]}
 `))
 	if err != nil {
@@ -113,11 +113,11 @@ grid: {seed: [0, 1], kind: [eval, train, attack]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Total != 6 || sum.Ran != 4 || sum.Unavailable != 2 || sum.Failed != 0 || len(sum.Notes) != 1 {
+	if sum.Total != 6 || sum.Ran != 6 || sum.Unavailable != 0 || sum.Failed != 0 {
 		t.Fatalf("summary %+v", sum)
 	}
 	sum, err = Execute(ctx, env, e, RunOptions{Workers: 2})
-	if err != nil || sum.AlreadyDone != 4 || sum.Ran != 0 {
+	if err != nil || sum.AlreadyDone != 6 || sum.Ran != 0 {
 		t.Fatalf("second run %+v %v", sum, err)
 	}
 	trains, _ := st.Query(ctx, store.Filter{Kind: "train"})
@@ -128,6 +128,20 @@ grid: {seed: [0, 1], kind: [eval, train, attack]}
 	for _, ev := range evals {
 		if ev.Metrics["test_accuracy"] != ev.Metrics["clean_accuracy"] {
 			t.Fatalf("eval on the clean graph differs from training: %+v", ev.Metrics)
+		}
+	}
+	// Each attack run applies the perturbation of its own perturb run
+	// (one per seed: it does not depend on the victim), with the full budget.
+	attacks, _ := st.Query(ctx, store.Filter{Kind: "attack"})
+	perturbs, _ := st.Query(ctx, store.Filter{Kind: "perturb"})
+	if len(attacks) != 2 || len(perturbs) != 2 {
+		t.Fatalf("%d attack, %d perturb results", len(attacks), len(perturbs))
+	}
+	for _, a := range attacks {
+		m := a.Metrics
+		if m["flips"] != m["budget"] || m["budget"] != float64(367) || m["mode"] != "model-free" ||
+			m["clean_acc"] == nil || m["perturbed_acc"] == nil || a.Artifacts["perturbed_graph"] == "" {
+			t.Fatalf("attack metrics %+v artifacts %+v", m, a.Artifacts)
 		}
 	}
 }
