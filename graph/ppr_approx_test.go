@@ -10,7 +10,8 @@ import (
 
 // TestApproxGDCModes checks the push on a graph whose sources alternate
 // between a big component (pushes reach more than n/8 nodes: dense mode)
-// and tiny ones (sparse mode), so every worker switches modes many times:
+// and tiny ones (sparse mode), so every worker switches modes many times,
+// plus leaves whose rows are derived from their neighbour's push:
 // every row must match the exact diffusion (all columns kept) to the push
 // error, whatever GOMAXPROCS, with weighted edges and a self loop.
 func TestApproxGDCModes(t *testing.T) {
@@ -26,10 +27,15 @@ func TestApproxGDCModes(t *testing.T) {
 			add(2*k, 2*((k+37)%200), 2)
 		}
 	}
-	for k := 0; k < 100; k++ {
+	for k := 0; k < 80; k++ {
 		add(4*k+1, 4*k+3, 1)
 	}
-	es = append(es, tensor.Entry{Row: 5, Col: 5, Val: 1.5}) // a self loop
+	// Odd nodes from 321: leaves hanging off the cycle (derived from
+	// their root's push), some weighted, one with a self loop.
+	for v := 321; v < n; v += 2 {
+		add(v, 2*((v*7)%200), float32(1+v%3)/2)
+	}
+	es = append(es, tensor.Entry{Row: 5, Col: 5, Val: 1.5}, tensor.Entry{Row: 321, Col: 321, Val: 2}) // self loops
 	a, err := tensor.FromCOO(n, n, es)
 	if err != nil {
 		t.Fatal(err)
