@@ -69,7 +69,7 @@ flip probabilities, which then need not be given. Labels and the test split
 Without --votes the votes are sampled: --model with --weights (or --train)
 runs on --samples perturbed graphs (plus --pre-samples for the top classes),
 each with its full preprocessing; GDC models use the push approximation of
-PPR (--ppr-eps, default 1e-4 here) since every sample needs a fresh diffusion.
+PPR (--ppr-eps, default 3e-4 here) since every sample needs a fresh diffusion.
 --save-votes keeps them so the certificate can be recomputed.`,
 		Example: `  rgnn certify --votes cora_ml_Vanilla_GCN_s0_del.npz --p-add 0 --p-del 0.4 --dataset cora_ml --split-seed 0
   rgnn certify --votes V.npz --p-add 0.001 --p-del 0.4 --split-seed 1 --json --plot figs/

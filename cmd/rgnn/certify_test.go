@@ -13,7 +13,7 @@ import (
 	"github.com/rgnn/rgnn/internal/fixture"
 )
 
-func runRoot(t *testing.T, args ...string) (string, error) {
+func runRoot(t testing.TB, args ...string) (string, error) {
 	t.Helper()
 	root := newRootCmd()
 	var out bytes.Buffer
