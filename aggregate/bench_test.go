@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rgnn/rgnn/internal/cputime"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -64,6 +65,12 @@ func BenchmarkForwardBackward(b *testing.B) {
 			reportCPU(b, c0)
 		})
 	}
+}
+
+// cpuSeconds is the process's CPU time so far (0 where not reported).
+func cpuSeconds() float64 {
+	c, _ := cputime.Process()
+	return c.Seconds()
 }
 
 // reportCPU adds the process CPU time per operation (all goroutines) as

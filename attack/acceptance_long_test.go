@@ -8,18 +8,16 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rgnn/rgnn/internal/cputime"
 )
 
 // cpuSeconds is the process's user+system CPU time.
 func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	c, _ := cputime.Process()
+	return c.Seconds()
 }
 
 type acceptRow struct {

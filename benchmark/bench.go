@@ -12,6 +12,7 @@ import (
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/internal/cputime"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
@@ -224,7 +225,7 @@ func measure(ctx context.Context, reg *model.Registry, ds Dataset, g *data.Graph
 			Progress: func(e int, _, _ float64) {
 				stamps = append(stamps, time.Now())
 				if e == cfg.Warmup-1 || e == total-1 {
-					c, ok := processCPU()
+					c, ok := cputime.Process()
 					cpuOK = cpuOK && ok
 					if e == total-1 {
 						cpu1 = c

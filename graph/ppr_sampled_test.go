@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/internal/cputime"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -65,4 +67,10 @@ func BenchmarkApproxGDCSampled(b *testing.B) {
 			})
 		}
 	}
+}
+
+// processCPU is the process's CPU time so far (0 where not reported).
+func processCPU() time.Duration {
+	c, _ := cputime.Process()
+	return c
 }

@@ -1,15 +1,13 @@
 //go:build unix
 
-package benchmark
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time (user + system, all threads) the process
-// has used so far; ok is false if it is unavailable.
-func processCPU() (time.Duration, bool) {
+func process() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
