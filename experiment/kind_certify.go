@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/model"
@@ -127,17 +126,8 @@ func predictor(m model.Model, pb *Problem) certify.Predictor {
 	return certify.PredictorFunc(func(adj, feats *tensor.CSR) ([]int32, error) {
 		x := pb.X
 		if feats != pb.Graph.Features {
-			x = autograd.NewSparse(feats)
+			x = nil // perturbed attributes
 		}
-		g, err := m.Preprocess(adj, feats)
-		if err != nil {
-			return nil, err
-		}
-		logits := train.Predict(m, g, x)
-		pred := make([]int32, logits.Rows)
-		for i := range pred {
-			pred[i] = int32(logits.ArgmaxRow(i))
-		}
-		return pred, nil
+		return train.Classify(m, adj, feats, x)
 	})
 }

@@ -156,6 +156,25 @@ func Predict(m model.Model, g *model.Graph, x *autograd.Sparse) *tensor.Dense {
 	return m.Forward(tp, g, x, model.Mode{}).Value
 }
 
+// Classify preprocesses adj (a perturbed graph, say) and feats with m's own
+// preprocessing, runs m and returns every node's argmax class. x is feats
+// as a sparse operand; nil builds it.
+func Classify(m model.Model, adj, feats *tensor.CSR, x *autograd.Sparse) ([]int32, error) {
+	g, err := m.Preprocess(adj, feats)
+	if err != nil {
+		return nil, err
+	}
+	if x == nil {
+		x = autograd.NewSparse(feats)
+	}
+	logits := Predict(m, g, x)
+	pred := make([]int32, logits.Rows)
+	for i := range pred {
+		pred[i] = int32(logits.ArgmaxRow(i))
+	}
+	return pred, nil
+}
+
 // Accuracy returns the fraction of idx whose argmax logit equals the label.
 func Accuracy(logits *tensor.Dense, labels []int32, idx []int) float64 {
 	if len(idx) == 0 {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
@@ -115,17 +114,8 @@ func modelPredictor(m model.Model, p *problem) certify.Predictor {
 	return certify.PredictorFunc(func(adj, feats *tensor.CSR) ([]int32, error) {
 		x := p.X
 		if feats != p.Graph.Features {
-			x = autograd.NewSparse(feats)
+			x = nil // perturbed attributes
 		}
-		g, err := m.Preprocess(adj, feats)
-		if err != nil {
-			return nil, err
-		}
-		logits := train.Predict(m, g, x)
-		pred := make([]int32, logits.Rows)
-		for i := range pred {
-			pred[i] = int32(logits.ArgmaxRow(i))
-		}
-		return pred, nil
+		return train.Classify(m, adj, feats, x)
 	})
 }
