@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -97,28 +98,49 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 	kills, partial := 0, 0
 	for attempt := 0; attempt < 12 && kills < 4; attempt++ {
 		cmd := rgnnCmd(t, args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		delay := time.Duration(300+rng.IntN(900)) * time.Millisecond
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("rgnn run exited early: %v\n%s", err, stderr.String())
+		// Kill after a random number (1-3) of runs completed in this
+		// invocation plus a random few milliseconds, so the kill lands
+		// mid-grid (often mid-run) however fast the machine is.
+		target, delay := 1+rng.IntN(3), time.Duration(rng.IntN(40))*time.Millisecond
+		reached, readDone := make(chan struct{}), make(chan struct{})
+		var log bytes.Buffer
+		go func() {
+			defer close(readDone)
+			sc := bufio.NewScanner(stderr)
+			done := 0
+			for sc.Scan() {
+				log.WriteString(sc.Text() + "\n")
+				if strings.Contains(sc.Text(), "] ok ") {
+					if done++; done == target {
+						close(reached)
+					}
+				}
 			}
-			attempt = 99 // finished before the kill
-		case <-time.After(delay):
+		}()
+		select {
+		case <-readDone: // the grid finished before the kill
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("rgnn run exited early: %v\n%s", err, log.String())
+			}
+			attempt = 99
+		case <-reached:
+			time.Sleep(delay)
 			cmd.Process.Signal(syscall.SIGKILL)
-			<-exited
+			<-readDone
+			cmd.Wait()
 			kills++
-			if n := count(); n < len(want) {
+			n := count()
+			if n < len(want) {
 				partial++
 			}
-			t.Logf("kill %d after %v: %d/%d results", kills, delay, count(), len(want))
+			t.Logf("kill %d after %d runs + %v: %d/%d results", kills, target, delay, n, len(want))
 		}
 	}
 	if partial == 0 {
