@@ -192,20 +192,25 @@ func outputBench(c *cobra.Command, rep benchReport) error {
 }
 
 // markdownBench prints the report as a Markdown table (for BENCHMARKS.md).
+// rowLabels renders a row's GDC flag and the paper's figure ("-" if none).
+func rowLabels(r benchmark.Row) (gdc, paper string) {
+	gdc, paper = "no", "-"
+	if r.GDC {
+		gdc = "yes"
+	}
+	if r.PaperMs > 0 {
+		paper = fmt.Sprintf("%.1f", r.PaperMs)
+	}
+	return gdc, paper
+}
+
 func markdownBench(w io.Writer, rep benchReport) error {
 	fmt.Fprintf(w, "%d warm-up + %d timed epochs, GOMAXPROCS=%d, %s, %s\n\n",
 		rep.Warmup, rep.Epochs, rep.GOMAXPROCS, rep.GoVersion, rep.Date)
 	fmt.Fprintln(w, "| dataset | architecture | GDC | model (graph) | prep ms | epoch mean ms | median | CPU ms/epoch | mean + prep/200 | paper (GPU) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rep.Rows {
-		gdc := "no"
-		if r.GDC {
-			gdc = "yes"
-		}
-		paper := "-"
-		if r.PaperMs > 0 {
-			paper = fmt.Sprintf("%.1f", r.PaperMs)
-		}
+		gdc, paper := rowLabels(r)
 		if r.Skipped != "" {
 			fmt.Fprintf(w, "| %s | %s | %s | skipped: %s | | | | | | %s |\n", r.Dataset, r.Architecture, gdc, r.Skipped, paper)
 			continue
@@ -223,14 +228,7 @@ func printBench(w io.Writer, rep benchReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "dataset\tarchitecture\tGDC\tmodel (graph)\tprep ms\tepoch mean\tmedian\tmin\tCPU/epoch\tmean+prep/200\tpaper (GPU)\t")
 	for _, r := range rep.Rows {
-		gdc := "no"
-		if r.GDC {
-			gdc = "yes"
-		}
-		paper := "-"
-		if r.PaperMs > 0 {
-			paper = fmt.Sprintf("%.1f", r.PaperMs)
-		}
+		gdc, paper := rowLabels(r)
 		if r.Skipped != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\tskipped: %s\t\t\t\t\t\t\t%s\t\n", r.Dataset, r.Architecture, gdc, r.Skipped, paper)
 			continue
