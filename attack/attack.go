@@ -147,6 +147,31 @@ type Options struct {
 	// Variant selects an attack's variant (metattack: "self" or "approx").
 	// Epochs is Metattack's number of inner training steps (100).
 	Variant string
+	// DegreeTest selects Nettack's and Metattack's degree-distribution
+	// likelihood-ratio test (DegreeTests): "" or "paper", "repo", "off".
+	DegreeTest string
+}
+
+// DegreeTests are the values of Options.DegreeTest: "paper" is the
+// power-law log-likelihood of Zügner et al. (eq. 7), "repo" the one the
+// published Nettack/Metattack code computes (+(α+1)·S_d, usually the
+// stricter test), "off" no degree test (DeepRobust's Metattack example
+// runs with ll_constraint=False).
+var DegreeTests = []string{"paper", "repo", "off"}
+
+// degreeTest maps Options.DegreeTest to (repo sign, cutoff) for the
+// attacks that take the test: cutoff 0 = the default χ² cutoff, negative =
+// off.
+func degreeTest(s string) (repo bool, cutoff float64, err error) {
+	switch s {
+	case "", "paper":
+		return false, 0, nil
+	case "repo":
+		return true, 0, nil
+	case "off":
+		return false, -1, nil
+	}
+	return false, 0, fmt.Errorf("unknown degree test %q (paper, repo, off)", s)
 }
 
 // Spec describes a registered attack.

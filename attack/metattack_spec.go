@@ -15,7 +15,11 @@ var metattackSpec = Spec{
 	Incremental: true,
 	Poisoning:   true,
 	New: func(o Options) (Attack, error) {
-		mo := metattack.Options{TrainIters: o.Epochs}
+		repo, cutoff, err := degreeTest(o.DegreeTest)
+		if err != nil {
+			return nil, fmt.Errorf("metattack: %w", err)
+		}
+		mo := metattack.Options{TrainIters: o.Epochs, RepoLogLikelihood: repo, LLCutoff: cutoff}
 		switch o.Variant {
 		case "", "self":
 			mo.Variant = metattack.Self

@@ -2,6 +2,7 @@ package attack
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rgnn/rgnn/attack/nettack"
 )
@@ -10,17 +11,26 @@ var nettackSpec = Spec{
 	Name: "nettack",
 	Description: "Nettack (Zügner et al. 2018), targeted: greedy direct structure flips on a linearised GCN " +
 		"surrogate (hidden 16) trained on the clean graph, degree log-likelihood test; transfer to every victim",
-	Targeted:    true,
-	New:         errTargeted("nettack"),
-	NewTargeted: func(Options) (TargetedAttack, error) { return nettackAttack{}, nil },
+	Targeted: true,
+	New:      errTargeted("nettack"),
+	NewTargeted: func(o Options) (TargetedAttack, error) {
+		repo, cutoff, err := degreeTest(o.DegreeTest)
+		if err != nil {
+			return nil, fmt.Errorf("nettack: %w", err)
+		}
+		return nettackAttack{repo: repo, cutoff: cutoff}, nil
+	},
 }
 
 // nettackAttack adapts package nettack to TargetedAttack: the linearised
 // surrogate is trained once per call (seed env.Seed) and every job is
 // attacked independently in parallel.
-type nettackAttack struct{}
+type nettackAttack struct {
+	repo   bool    // the published code's log-likelihood sign
+	cutoff float64 // 0: default; negative: no degree test
+}
 
-func (nettackAttack) PerturbTargets(ctx context.Context, env *TargetEnv, jobs []TargetBudget) ([][]Flip, error) {
+func (a nettackAttack) PerturbTargets(ctx context.Context, env *TargetEnv, jobs []TargetBudget) ([][]Flip, error) {
 	p := env.Problem
 	sur, err := nettack.TrainSurrogate(ctx, p.Adj, p.Features, p.Labels, p.NumClasses, p.Train, p.Val,
 		nettack.SurrogateOptions{Seed: env.Seed})
@@ -31,7 +41,7 @@ func (nettackAttack) PerturbTargets(ctx context.Context, env *TargetEnv, jobs []
 	for i, j := range jobs {
 		targets[i] = nettack.Target{Node: j.Node, Budget: j.Budget}
 	}
-	res, err := nettack.Attack(ctx, p.Adj, sur, p.Labels, targets, nettack.Options{Workers: env.Workers},
+	res, err := nettack.Attack(ctx, p.Adj, sur, p.Labels, targets, nettack.Options{Workers: env.Workers, RepoLogLikelihood: a.repo, LLCutoff: a.cutoff},
 		nettack.Progress(env.Progress))
 	if err != nil {
 		return nil, err

@@ -31,7 +31,11 @@ type Options struct {
 	LR         float64 // 0.1 (Self), 0.01 (Approx)
 	Momentum   float64 // 0.9 (Self)
 	LLCutoff   float64 // 0.004; negative disables the likelihood test
-	Seed       uint64  // initialisation of the inner surrogates
+	// RepoLogLikelihood uses the degree test's log-likelihood as the
+	// published Metattack code computes it (gnn-meta-attack, DeepRobust):
+	// +(α+1)·S_d instead of −(α+1)·S_d (usually the stricter test).
+	RepoLogLikelihood bool
+	Seed              uint64 // initialisation of the inner surrogates
 }
 
 func (o Options) withDefaults() Options {
@@ -154,7 +158,7 @@ func Continue(ctx context.Context, p Problem, prev [][2]int, budget int, o Optio
 		}
 		s := newSurrogateWS(&p, cur, o.Hidden, stepRNG(o.Seed, step), ws)
 		g := s.pairGrad(s.metaGrad(o))
-		i, j, ok := bestPair(cur, g, origDeg, o.LLCutoff)
+		i, j, ok := bestPair(cur, g, origDeg, o.LLCutoff, o.RepoLogLikelihood)
 		if !ok {
 			break
 		}
@@ -179,7 +183,7 @@ func stepRNG(seed uint64, step int) *rand.Rand {
 
 // bestPair returns the admissible pair i < j with the largest score
 // g_ij·(1 − 2A_ij) (first in row-major order on ties).
-func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64) (int, int, bool) {
+func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64, repo bool) (int, int, bool) {
 	n := adj.Rows
 	deg := graph.Degrees(adj)
 	var (
@@ -217,7 +221,7 @@ func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64) (int,
 				key := [3]int{min(deg[i], deg[j]), max(deg[i], deg[j]), delta}
 				ok, seen := llOK[key]
 				if !seen {
-					ok = pairLL(llOrig, llCur, i, j, delta) < cutoff
+					ok = pairLL(llOrig, llCur, i, j, delta, repo) < cutoff
 					llOK[key] = ok
 				}
 				if !ok {
@@ -234,10 +238,13 @@ func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64) (int,
 }
 
 // pairLL is Λ of the degree sequence after flipping (i, j).
-func pairLL(orig, cur []int, i, j, delta int) float64 {
+func pairLL(orig, cur []int, i, j, delta int, repo bool) float64 {
 	next := slices.Clone(cur)
 	next[i] += delta
 	next[j] += delta
+	if repo {
+		return nettack.LikelihoodRatioRepo(orig, next)
+	}
 	return nettack.LikelihoodRatio(orig, next)
 }
 

@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
+	"github.com/rgnn/rgnn/attack/nettack"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -286,5 +288,39 @@ func TestAttackDeterministicLarge(t *testing.T) {
 		if math.Float32bits(g1[i]) != math.Float32bits(g2[i]) {
 			t.Fatalf("meta-gradient entry %d differs: %g vs %g", i, g1[i], g2[i])
 		}
+	}
+}
+
+// TestDegreeTestVariants checks bestPair under the three degree tests on a
+// graph whose best-scoring insertion (4, 5) passes the paper's test
+// (Λ = 0.00277 < 0.004) but not the repository's (Λ = 0.00736; values of
+// nettack's TestLikelihoodRatioHand formulas).
+func TestDegreeTestVariants(t *testing.T) {
+	const n = 8
+	var es []tensor.Entry
+	for _, e := range [][2]int{{0, 1}, {0, 2}, {0, 5}, {1, 5}, {2, 5}, {3, 5}, {3, 6}, {4, 7}, {6, 7}} {
+		es = append(es, tensor.Entry{Row: int32(e[0]), Col: int32(e[1]), Val: 1}, tensor.Entry{Row: int32(e[1]), Col: int32(e[0]), Val: 1})
+	}
+	adj, err := tensor.FromCOO(n, n, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deg := graph.Degrees(adj)
+	if !slices.Equal(deg, []int{3, 2, 2, 2, 1, 4, 2, 2}) {
+		t.Fatalf("degrees %v", deg)
+	}
+	g := make([]float32, n*n)
+	for i := range g {
+		g[i] = 0.01
+	}
+	g[4*n+5] = 1
+	if i, j, ok := bestPair(adj, g, deg, nettack.DefaultLLCutoff, false); !ok || i != 4 || j != 5 {
+		t.Fatalf("paper test: best pair (%d, %d, %v), want (4, 5)", i, j, ok)
+	}
+	if i, j, ok := bestPair(adj, g, deg, -1, false); !ok || i != 4 || j != 5 {
+		t.Fatalf("no test: best pair (%d, %d, %v), want (4, 5)", i, j, ok)
+	}
+	if i, j, ok := bestPair(adj, g, deg, nettack.DefaultLLCutoff, true); ok && i == 4 && j == 5 {
+		t.Fatal("repository test admitted (4, 5)")
 	}
 }

@@ -87,3 +87,12 @@ func (o Options) ratio(orig, cur powerLaw) float64 {
 func LikelihoodRatio(origDeg, newDeg []int) float64 {
 	return llRatio(newPowerLaw(origDeg), newPowerLaw(newDeg))
 }
+
+// LikelihoodRatioRepo is LikelihoodRatio with the log-likelihood of the
+// published Nettack and Metattack code (nettack repository before its 2022
+// fix, gnn-meta-attack, DeepRobust's metattack utilities), which adds
+// (α+1)·S_d instead of subtracting it. On small examples its statistic is
+// about 2.6 times the paper's, so it rejects more flips.
+func LikelihoodRatioRepo(origDeg, newDeg []int) float64 {
+	return llRatioRepo(newPowerLaw(origDeg), newPowerLaw(newDeg))
+}

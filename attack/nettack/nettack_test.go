@@ -145,6 +145,9 @@ func TestLikelihoodRatioHand(t *testing.T) {
 	if l := (Options{RepoLogLikelihood: true}).ratio(newPowerLaw(orig), newPowerLaw(newDeg)); math.Abs(l-1.793705257568945e-05) > 1e-9 {
 		t.Fatalf("repository Λ = %v, Python value 1.793705257568945e-05", l)
 	}
+	if l := LikelihoodRatioRepo(orig, newDeg); math.Abs(l-1.793705257568945e-05) > 1e-9 {
+		t.Fatalf("LikelihoodRatioRepo = %v, Python value 1.793705257568945e-05", l)
+	}
 	if LikelihoodRatio(orig, orig) > 1e-9 {
 		t.Fatalf("Λ of identical sequences = %v, want 0", LikelihoodRatio(orig, orig))
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/model"
@@ -81,6 +83,8 @@ attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node
 	f.Float64("ppr-eps", 0, "GDC: 0 = exact PPR, > 0 = push approximation")
 	f.Int("epochs", 0, "attack epochs (0: the attack's default: pgd 200, prbcd/grbcd 500, local_prbcd 500 + 100 fine-tuning; metattack: inner training steps, 100)")
 	f.String("variant", "self", "metattack variant: self (Meta-Self) or approx (MetaApprox)")
+	f.String("degree-test", "paper", "nettack/metattack degree-distribution likelihood-ratio test: paper (eq. 7 of Zügner et al.), "+
+		"repo (the log-likelihood sign of the published Nettack/Metattack code) or off (no test)")
 	f.Int("block-size", 0, "PR-BCD/GR-BCD block size (0: 1e6)")
 	f.String("out", "", "directory for the perturbed graphs")
 	f.Bool("quiet", false, "no progress output")
@@ -104,6 +108,10 @@ func runAttack(c *cobra.Command, _ []string) error {
 	variant, _ := f.GetString("variant")
 	if variant != "self" && variant != "approx" {
 		return usagef("--variant must be self or approx, got %q", variant)
+	}
+	degTest, err := degreeTestFlag(f)
+	if err != nil {
+		return err
 	}
 	eps, _ := f.GetFloat64Slice("epsilon")
 	for _, e := range eps {
@@ -156,7 +164,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 		}
 	}
 	cfg := attack.Config{Attack: name, Epsilons: eps, Seed: uint64(seed), Loss: lossName,
-		Options: attack.Options{Epochs: epochs, BlockSize: block, Variant: variant}, Victims: victims, Progress: progress}
+		Options: attack.Options{Epochs: epochs, BlockSize: block, Variant: variant, DegreeTest: degTest}, Victims: victims, Progress: progress}
 	cfg.Adaptive, _ = f.GetBool("adaptive")
 	if cfg.Adaptive && len(victims) == 0 {
 		return usagef("--adaptive needs a --victim")
@@ -326,4 +334,13 @@ func victimLabel(c *cobra.Command, vn string) string {
 		return fmt.Sprintf("%s_T%g", vn, t)
 	}
 	return vn
+}
+
+// degreeTestFlag validates --degree-test.
+func degreeTestFlag(f *pflag.FlagSet) (string, error) {
+	s, _ := f.GetString("degree-test")
+	if !slices.Contains(attack.DegreeTests, s) {
+		return "", usagef("--degree-test must be one of %s, got %q", strings.Join(attack.DegreeTests, ", "), s)
+	}
+	return s, nil
 }

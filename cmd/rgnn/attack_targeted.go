@@ -137,6 +137,10 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 	if seed < 0 || epochs < 0 || block < 0 || lrf < 0 {
 		return usagef("--seed, --epochs, --block-size and --lr-factor must be ≥ 0")
 	}
+	degTest, err := degreeTestFlag(f)
+	if err != nil {
+		return err
+	}
 	p, err := loadProblem(c, seed)
 	if err != nil {
 		return err
@@ -159,7 +163,7 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 		return usagef("a targeted attack needs at least one --victim")
 	}
 	cfg := attack.TargetedConfig{Attack: spec.Name, Targets: targets, Budget: budget, Seed: uint64(seed), Loss: lossName,
-		Options: attack.Options{Epochs: epochs, BlockSize: block, LRFactor: lrf}, Victims: victims, Progress: progress}
+		Options: attack.Options{Epochs: epochs, BlockSize: block, LRFactor: lrf, DegreeTest: degTest}, Victims: victims, Progress: progress}
 	cfg.Direct, _ = f.GetBool("adaptive")
 	if cfg.Surrogate, err = surrogateFromFlag(c, p, seed); err != nil {
 		return err

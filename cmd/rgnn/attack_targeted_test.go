@@ -85,6 +85,8 @@ func TestAttackTargetedCommand(t *testing.T) {
 		{"--attack", "nettack", "--targets", bad},
 		{"--attack", "nettack", "--targets", filepath.Join(tmp, "missing.txt")},
 		{"--attack", "local_prbcd", "--targets", tf, "--lr-factor", "-1"},
+		{"--attack", "nettack", "--targets", tf, "--degree-test", "loose"},
+		{"--attack", "metattack", "--degree-test", "loose"},
 	} {
 		_, err := runRoot(t, append(append([]string{"attack"}, args...), "--data-dir", dir, "--weights", w, "--quiet")...)
 		var ue usageError
