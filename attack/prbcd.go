@@ -25,10 +25,13 @@ type PRBCD struct {
 	Epochs, FineTune, BlockSize int
 	LRFactor                    float64
 	Samples                     int
+	// Refine is the number of greedy swap rounds after the final sampling
+	// (refineSwaps); 0, the default, keeps the reference's result.
+	Refine int
 }
 
 func newPRBCD(o Options) (*PRBCD, error) {
-	a := &PRBCD{Epochs: 500, FineTune: 100, BlockSize: 1_000_000, LRFactor: 100, Samples: 20}
+	a := &PRBCD{Epochs: 500, FineTune: 100, BlockSize: 1_000_000, LRFactor: 100, Samples: 20, Refine: o.Refine}
 	if o.Epochs > 0 {
 		a.Epochs = o.Epochs
 		a.FineTune = min(a.FineTune, o.Epochs/5)
@@ -258,7 +261,189 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	} else if ev.Accuracy < bestAcc || best == nil {
 		best = b
 	}
-	return sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
+	flips, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
+	if err != nil || !env.Engine.AnyPair() {
+		return flips, err
+	}
+	if len(flips) < budget {
+		if flips, err = fillBudget(env, pg, best.pairs, flips, budget); err != nil {
+			return nil, err
+		}
+	}
+	return refineSwaps(ctx, env, pg, best.pairs, flips, a.Refine)
+}
+
+// refineSwaps improves a discrete perturbation by greedy swaps within the
+// final block: each round takes the gradient of the attack loss at the
+// perturbed graph, ranks the unflipped pairs by their first-order gain
+// v = sign·g of flipping and the flipped ones by the v of keeping them, and
+// swaps the m best candidates for the m weakest flips where that gains to
+// first order. A round is kept if the attacked model's target accuracy
+// falls, or stays and the loss rises; otherwise m is halved. The number of
+// flips never changes.
+func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []Flip, rounds int) ([]Flip, error) {
+	if rounds <= 0 || len(flips) == 0 {
+		return flips, nil
+	}
+	adj := env.Problem.Adj
+	labels := env.Problem.Labels
+	cur, err := ApplyFlips(adj, flips)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := env.Engine.Evaluate(cur, env.Loss, env.Targets, labels, true)
+	if err != nil {
+		return nil, err
+	}
+	sign := make([]float32, len(pairs))
+	for i, f := range pairs {
+		sign[i] = edgeSign(adj, f)
+	}
+	g := make([]float32, len(pairs))
+	m := max(1, len(flips)/10)
+	for r := 0; r < rounds && m > 0; r++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := pg.grad(pairs, g); err != nil {
+			return nil, err
+		}
+		flipped := make(map[Flip]bool, len(flips))
+		for _, f := range flips {
+			flipped[f] = true
+		}
+		var in, out []int // flipped / unflipped block entries
+		for i, f := range pairs {
+			g[i] *= sign[i]
+			if flipped[f] {
+				in = append(in, i)
+			} else {
+				out = append(out, i)
+			}
+		}
+		byGain := func(desc bool) func(x, y int) int {
+			return func(x, y int) int {
+				c := 0
+				switch {
+				case g[x] > g[y]:
+					c = -1
+				case g[x] < g[y]:
+					c = 1
+				}
+				if !desc {
+					c = -c
+				}
+				return c
+			}
+		}
+		slices.SortStableFunc(out, byGain(true))
+		slices.SortStableFunc(in, byGain(false))
+		drop := map[Flip]bool{}
+		var add []Flip
+		for k := 0; k < m && k < len(in) && k < len(out) && g[out[k]] > g[in[k]]; k++ {
+			drop[pairs[in[k]]] = true
+			add = append(add, pairs[out[k]])
+		}
+		if len(add) == 0 {
+			break
+		}
+		next := make([]Flip, 0, len(flips))
+		for _, f := range flips {
+			if !drop[f] {
+				next = append(next, f)
+			}
+		}
+		next = append(next, add...)
+		sortFlips(next)
+		na, err := ApplyFlips(adj, next)
+		if err != nil {
+			return nil, err
+		}
+		nev, err := env.Engine.Evaluate(na, env.Loss, env.Targets, labels, true)
+		if err != nil {
+			return nil, err
+		}
+		if nev.Accuracy < ev.Accuracy || (nev.Accuracy == ev.Accuracy && nev.Loss > ev.Loss) {
+			flips, ev, cur = next, nev, na
+			continue
+		}
+		m /= 2
+		// restore the engine's gradient state at the kept perturbation
+		if _, err := env.Engine.Evaluate(cur, env.Loss, env.Targets, labels, true); err != nil {
+			return nil, err
+		}
+	}
+	return flips, nil
+}
+
+// fillBudget spends the budget a sampled perturbation left unused (the
+// relaxed weights can converge with Σp below the budget; the reference's
+// top-k draw then flips arbitrary zero-weight pairs): one greedy step as in
+// GR-BCD ranks the block's other pairs by the gradient of the attack loss
+// at the discrete perturbed graph and adds the best budget − len(flips)
+// with a positive first-order gain. The result is kept only if the attacked
+// model's target accuracy does not rise.
+func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Flip, error) {
+	adj := env.Problem.Adj
+	labels := env.Problem.Labels
+	cur, err := ApplyFlips(adj, flips)
+	if err != nil {
+		return nil, err
+	}
+	before, err := env.Engine.Evaluate(cur, env.Loss, env.Targets, labels, true)
+	if err != nil {
+		return nil, err
+	}
+	taken := make(map[Flip]bool, len(flips))
+	for _, f := range flips {
+		taken[f] = true
+	}
+	cand := make([]Flip, 0, len(pairs))
+	for _, f := range pairs {
+		if !taken[f] {
+			cand = append(cand, f)
+		}
+	}
+	g := make([]float32, len(cand))
+	if err := pg.grad(cand, g); err != nil {
+		return nil, err
+	}
+	idx := make([]int, 0, len(cand))
+	for i, f := range cand {
+		g[i] *= edgeSign(adj, f)
+		if g[i] > 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(x, y int) int {
+		switch {
+		case g[x] > g[y]:
+			return -1
+		case g[x] < g[y]:
+			return 1
+		}
+		return 0
+	})
+	out := slices.Clone(flips)
+	for _, i := range idx[:min(budget-len(flips), len(idx))] {
+		out = append(out, cand[i])
+	}
+	if len(out) == len(flips) {
+		return flips, nil
+	}
+	sortFlips(out)
+	next, err := ApplyFlips(adj, out)
+	if err != nil {
+		return nil, err
+	}
+	after, err := env.Engine.Evaluate(next, env.Loss, env.Targets, labels, false)
+	if err != nil {
+		return nil, err
+	}
+	if after.Accuracy > before.Accuracy {
+		return flips, nil
+	}
+	return out, nil
 }
 
 // sampleFinal turns relaxed weights into at most budget flips: first the

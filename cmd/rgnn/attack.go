@@ -86,6 +86,8 @@ attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node
 	f.String("degree-test", "paper", "nettack/metattack degree-distribution likelihood-ratio test: paper (eq. 7 of Zügner et al.), "+
 		"repo (the log-likelihood sign of the published Nettack/Metattack code) or off (no test)")
 	f.Int("block-size", 0, "PR-BCD/GR-BCD block size (0: 1e6)")
+	f.Int("refine", 0, "PR-BCD: rounds of greedy swaps within the final block after sampling, each kept only if the "+
+		"attacked model's accuracy does not rise (0: none, as the reference)")
 	f.String("out", "", "directory for the perturbed graphs")
 	f.Bool("quiet", false, "no progress output")
 	addTargetedFlags(c)
@@ -134,8 +136,12 @@ func runAttack(c *cobra.Command, _ []string) error {
 	}
 	epochs, _ := f.GetInt("epochs")
 	block, _ := f.GetInt("block-size")
-	if epochs < 0 || block < 0 {
-		return usagef("--epochs and --block-size must be ≥ 0")
+	refine, _ := f.GetInt("refine")
+	if epochs < 0 || block < 0 || refine < 0 {
+		return usagef("--epochs, --block-size and --refine must be ≥ 0")
+	}
+	if refine > 0 && spec.Name != "prbcd" {
+		return usagef("--refine applies to prbcd only, not %s", spec.Name)
 	}
 	p, err := loadProblem(c, seed)
 	if err != nil {
@@ -164,7 +170,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 		}
 	}
 	cfg := attack.Config{Attack: name, Epsilons: eps, Seed: uint64(seed), Loss: lossName,
-		Options: attack.Options{Epochs: epochs, BlockSize: block, Variant: variant, DegreeTest: degTest}, Victims: victims, Progress: progress}
+		Options: attack.Options{Epochs: epochs, BlockSize: block, Variant: variant, DegreeTest: degTest, Refine: refine}, Victims: victims, Progress: progress}
 	cfg.Adaptive, _ = f.GetBool("adaptive")
 	if cfg.Adaptive && len(victims) == 0 {
 		return usagef("--adaptive needs a --victim")

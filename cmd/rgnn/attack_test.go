@@ -48,6 +48,9 @@ func TestAttackCommand(t *testing.T) {
 		{"attack", "--epsilon", "1.5"},
 		{"attack", "--loss", "hinge"},
 		{"attack", "--surrogate", "gat"},
+		{"attack", "--attack", "fgsm", "--refine", "5"},
+		{"attack", "--refine", "-1"},
+		{"attack", "--attack", "metattack", "--degree-test", "strict"},
 	} {
 		_, err := runRoot(t, append(args, "--data-dir", dir, "--quiet")...)
 		var ue usageError
