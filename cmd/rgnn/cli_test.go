@@ -68,6 +68,28 @@ func TestEvalAndTrainCommands(t *testing.T) {
 	if rep.TestAccuracy != tr.TestAccuracy {
 		t.Fatalf("saved weights evaluate to %v, training reported %v", rep.TestAccuracy, tr.TestAccuracy)
 	}
+
+	// Train on a perturbed graph (poisoning evaluation of a saved attack):
+	// the saved weights evaluate to the same accuracy on that graph.
+	if out, err = runRoot(t, "train", "--data-dir", dir, "--max-epochs", "5", "--quiet", "--graph", g,
+		"--out", saved, "--json"); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal([]byte(out), &tr)
+	if tr.Graph != g || tr.NTest != 2530 {
+		t.Fatalf("train --graph report %+v", tr)
+	}
+	if out, err = runRoot(t, "eval", "--data-dir", dir, "--weights", saved, "--graph", g, "--json"); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal([]byte(out), &rep)
+	if rep.TestAccuracy != tr.TestAccuracy {
+		t.Fatalf("weights trained on the perturbed graph evaluate to %v there, training reported %v", rep.TestAccuracy, tr.TestAccuracy)
+	}
+	if _, err = runRoot(t, "train", "--data-dir", dir, "--max-epochs", "1", "--quiet", "--graph", filepath.Join(t.TempDir(), "none.npz")); err == nil ||
+		!strings.Contains(err.Error(), "none.npz") {
+		t.Fatalf("missing --graph file: %v", err)
+	}
 }
 
 func TestCommandErrors(t *testing.T) {

@@ -20,6 +20,7 @@ type trainReport struct {
 	ValAccuracy  float64      `json:"val_accuracy"`
 	NTest        int          `json:"n_test"`
 	Weights      string       `json:"weights,omitempty"`
+	Graph        string       `json:"graph,omitempty"`
 	Train        train.Result `json:"train"`
 }
 
@@ -32,9 +33,14 @@ all parameters, up to 3000 epochs, early stopping with patience 300 on the
 validation loss, best weights restored) and report its test accuracy.
 
 The split has 20 training and 20 validation nodes per class (numpy-compatible,
-seeded by --split-seed, default: --seed); the rest are test nodes.`,
+seeded by --split-seed, default: --seed); the rest are test nodes.
+
+With --graph the model is trained and evaluated on a perturbed adjacency in the
+reference attack format (e.g. a graph saved by 'rgnn attack --out'): poisoning
+evaluation of a saved attack.`,
 		Example: `  rgnn train --dataset cora_ml --model gcn --seed 0 --out gcn_s0.npz
-  rgnn train --dataset citeseer --model sm_gdc --temperature 0.5 --json`,
+  rgnn train --dataset citeseer --model sm_gdc --temperature 0.5 --json
+  rgnn train --dataset cora_ml --model gcn --seed 0 --graph cora_ml_metattack_s0_eps0.1.npz --json`,
 		Args: cobra.NoArgs,
 		RunE: runTrain,
 	}
@@ -47,6 +53,7 @@ seeded by --split-seed, default: --seed); the rest are test nodes.`,
 	c.Flags().Float64("lr", 0.01, "Adam learning rate")
 	c.Flags().Float64("weight-decay", 1e-3, "L2 weight decay on all parameters")
 	c.Flags().Bool("quiet", false, "no progress output")
+	c.Flags().String("graph", "", "train and evaluate on this perturbed adjacency (.npz with edge_index, edge_weight, shape)")
 	addJSONFlag(c)
 	return c
 }
@@ -61,7 +68,14 @@ func runTrain(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := m.Preprocess(p.Graph.Adj, p.Graph.Features)
+	adj := p.Graph.Adj
+	gpath, _ := c.Flags().GetString("graph")
+	if gpath != "" {
+		if adj, err = loadPerturbed(gpath, p.Graph.Adj.Rows); err != nil {
+			return err
+		}
+	}
+	g, err := m.Preprocess(adj, p.Graph.Features)
 	if err != nil {
 		return err
 	}
@@ -98,7 +112,7 @@ func runTrain(c *cobra.Command, _ []string) error {
 	rep := trainReport{Dataset: p.Graph.Name, Model: m.Name(), Seed: seed, SplitSeed: p.SplitSeed,
 		TestAccuracy: train.Accuracy(logits, p.Graph.Labels, p.Test),
 		ValAccuracy:  train.Accuracy(logits, p.Graph.Labels, p.Val),
-		NTest:        len(p.Test), Train: res}
+		NTest:        len(p.Test), Graph: gpath, Train: res}
 	if out, _ := c.Flags().GetString("out"); out != "" {
 		if err := saveWeights(m, out); err != nil {
 			return err
