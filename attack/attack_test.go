@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
@@ -396,8 +397,8 @@ func TestKthLargest(t *testing.T) {
 		k := rapid.IntRange(1, n).Draw(rt, "k")
 		s := slices.Clone(v)
 		slices.Sort(s)
-		if got, want := kthLargest(slices.Clone(v), k), s[n-k]; got != want {
-			rt.Fatalf("kthLargest(%v, %d) = %v, want %v", v, k, got, want)
+		if got, want := graph.KthLargest(slices.Clone(v), k), s[n-k]; got != want {
+			rt.Fatalf("KthLargest(%v, %d) = %v, want %v", v, k, got, want)
 		}
 	})
 }

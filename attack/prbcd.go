@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -158,7 +159,7 @@ func (b *block) resample(rng interface{ Int64N(int64) int64 }, size, budget int)
 		for k, i := range keepIdx {
 			vals[k] = b.p[i]
 		}
-		th := kthLargest(vals, half)
+		th := graph.KthLargest(vals, half)
 		above := 0
 		for _, i := range keepIdx {
 			if b.p[i] > th {
@@ -273,6 +274,24 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	return refineSwaps(ctx, env, pg, best.pairs, flips, a.Refine)
 }
 
+// sortByValue orders the indices idx by v[i], descending or ascending,
+// stably (ties keep their order).
+func sortByValue(idx []int, v []float32, desc bool) {
+	slices.SortStableFunc(idx, func(x, y int) int {
+		c := 0
+		switch {
+		case v[x] > v[y]:
+			c = -1
+		case v[x] < v[y]:
+			c = 1
+		}
+		if !desc {
+			c = -c
+		}
+		return c
+	})
+}
+
 // refineSwaps improves a discrete perturbation by greedy swaps within the
 // final block: each round takes the gradient of the attack loss at the
 // perturbed graph, ranks the unflipped pairs by their first-order gain
@@ -321,23 +340,8 @@ func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []F
 				out = append(out, i)
 			}
 		}
-		byGain := func(desc bool) func(x, y int) int {
-			return func(x, y int) int {
-				c := 0
-				switch {
-				case g[x] > g[y]:
-					c = -1
-				case g[x] < g[y]:
-					c = 1
-				}
-				if !desc {
-					c = -c
-				}
-				return c
-			}
-		}
-		slices.SortStableFunc(out, byGain(true))
-		slices.SortStableFunc(in, byGain(false))
+		sortByValue(out, g, true)
+		sortByValue(in, g, false)
 		drop := map[Flip]bool{}
 		var add []Flip
 		for k := 0; k < m && k < len(in) && k < len(out) && g[out[k]] > g[in[k]]; k++ {
@@ -415,15 +419,7 @@ func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Fl
 			idx = append(idx, i)
 		}
 	}
-	slices.SortStableFunc(idx, func(x, y int) int {
-		switch {
-		case g[x] > g[y]:
-			return -1
-		case g[x] < g[y]:
-			return 1
-		}
-		return 0
-	})
+	sortByValue(idx, g, true)
 	out := slices.Clone(flips)
 	for _, i := range idx[:min(budget-len(flips), len(idx))] {
 		out = append(out, cand[i])
@@ -570,37 +566,4 @@ func (pg *pairGrader) grad(pairs []Flip, out []float32) error {
 		}
 	})
 	return nil
-}
-
-// kthLargest returns the k-th largest value of v (1-based; v is reordered)
-// by quickselect with a deterministic middle pivot.
-func kthLargest(v []float32, k int) float32 {
-	lo, hi := 0, len(v)-1
-	target := k - 1 // index in descending order
-	for lo < hi {
-		pivot := v[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] > pivot {
-				i++
-			}
-			for v[j] < pivot {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case target <= j:
-			hi = j
-		case target >= i:
-			lo = i
-		default:
-			return v[target]
-		}
-	}
-	return v[target]
 }

@@ -45,7 +45,7 @@ func (s *topKSelector) selectTopK(row []candidate, k int) []candidate {
 		s.vals = append(s.vals, c.val)
 		rowMax = max(rowMax, c.val)
 	}
-	kth := quickSelectDesc(s.vals, k-1)
+	kth := KthLargest(s.vals, k)
 	tol := tieRel * math.Abs(rowMax)
 	// Everything that can end up in the first k after tie regrouping has a
 	// value ≥ kth − tol (see regroupTies).
@@ -85,10 +85,11 @@ func regroupTies(c []candidate, tol float64) []candidate {
 	return c
 }
 
-// quickSelectDesc partially reorders v and returns the value that would be at
-// position idx if v were sorted descending. Deterministic (median-of-three
-// pivots, no randomness).
-func quickSelectDesc(v []float64, idx int) float64 {
+// KthLargest returns the k-th largest value of v (1-based), partially
+// reordering v: a deterministic quickselect (median-of-three pivots, no
+// randomness), O(len(v)) on average. It panics unless 1 ≤ k ≤ len(v).
+func KthLargest[T float32 | float64](v []T, k int) T {
+	idx := k - 1
 	lo, hi := 0, len(v)-1
 	for lo < hi {
 		mid := lo + (hi-lo)/2

@@ -101,3 +101,14 @@ func loadWeights(m model.Model, path string) error { return model.LoadWeights(m,
 func saveWeights(m model.Model, path string) error { return model.SaveWeights(m, path) }
 
 func loadPerturbed(path string, n int) (*tensor.CSR, error) { return data.LoadPerturbedAdj(path, n) }
+
+// graphFlag returns the adjacency to use: the perturbed graph named by the
+// command's --graph flag, or p's clean graph when it is empty; and the path.
+func graphFlag(c *cobra.Command, p *problem) (*tensor.CSR, string, error) {
+	path, _ := c.Flags().GetString("graph")
+	if path == "" {
+		return p.Graph.Adj, "", nil
+	}
+	adj, err := loadPerturbed(path, p.Graph.Adj.Rows)
+	return adj, path, err
+}

@@ -68,12 +68,9 @@ func runTrain(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	adj := p.Graph.Adj
-	gpath, _ := c.Flags().GetString("graph")
-	if gpath != "" {
-		if adj, err = loadPerturbed(gpath, p.Graph.Adj.Rows); err != nil {
-			return err
-		}
+	adj, gpath, err := graphFlag(c, p)
+	if err != nil {
+		return err
 	}
 	g, err := m.Preprocess(adj, p.Graph.Features)
 	if err != nil {
