@@ -39,6 +39,10 @@ type Config struct {
 	Registry *Registry // nil: Default()
 	// Progress, if set, reports stage ("surrogate", "eps=0.1", ...) progress.
 	Progress func(stage string, done, total int)
+	// OnBudget, if set, is called with the result so far as soon as each
+	// budget (its flips and victim accuracies) is done — to save or report
+	// it before the remaining budgets of a long run; an error stops Run.
+	OnBudget func(res *Result, b BudgetResult) error
 }
 
 // VictimResult is a victim's test accuracy on one graph.
@@ -200,6 +204,11 @@ func Run(ctx context.Context, cfg Config, p *Problem) (*Result, error) {
 			br.Victims = append(br.Victims, VictimResult{Name: v.Name, Accuracy: acc})
 		}
 		res.Budgets = append(res.Budgets, br)
+		if cfg.OnBudget != nil {
+			if err := cfg.OnBudget(res, br); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
 }
@@ -265,13 +274,20 @@ func FileName(dataset, attack string, seed uint64, eps float64) string {
 func (res *Result) Save(dir string) ([]string, error) {
 	var paths []string
 	for _, b := range res.Budgets {
-		path := filepath.Join(dir, FileName(res.Dataset, res.Attack, res.Seed, b.Epsilon))
-		if err := data.SavePerturbedAdj(path, b.Adj); err != nil {
+		path, err := res.SaveBudget(dir, b)
+		if err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// SaveBudget writes b's perturbed graph into dir (as Save) and returns the
+// path.
+func (res *Result) SaveBudget(dir string, b BudgetResult) (string, error) {
+	path := filepath.Join(dir, FileName(res.Dataset, res.Attack, res.Seed, b.Epsilon))
+	return path, data.SavePerturbedAdj(path, b.Adj)
 }
 
 // stageProgress adapts a per-stage progress callback (nil: none) to the

@@ -178,6 +178,33 @@ func runAttack(c *cobra.Command, _ []string) error {
 	if cfg.Surrogate, err = surrogateFromFlag(c, p, seed); err != nil {
 		return err
 	}
+	// Each budget's graph is saved, and with progress reported, as soon as
+	// it is done: a long run (Metattack) keeps what it finished.
+	out, _ := f.GetString("out")
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+	}
+	var files []string
+	cfg.OnBudget = func(r *attack.Result, b attack.BudgetResult) error {
+		if out != "" {
+			path, err := r.SaveBudget(out, b)
+			if err != nil {
+				return err
+			}
+			files = append(files, path)
+		}
+		if progress != nil {
+			var vs []string
+			for _, v := range b.Victims {
+				vs = append(vs, fmt.Sprintf("%s %.4f", v.Name, v.Accuracy))
+			}
+			fmt.Fprintf(progressWriter(), "\r\033[Kε=%g done: %d flips in %.1fs; %s\n", b.Epsilon, b.NumFlips, b.Seconds,
+				strings.Join(vs, ", "))
+		}
+		return nil
+	}
 	res, err := attack.Run(context.Background(), cfg, prob)
 	if progress != nil {
 		fmt.Fprint(progressWriter(), "\r\033[K")
@@ -185,15 +212,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	rep := attackReport{Result: res}
-	if out, _ := f.GetString("out"); out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-		if rep.Files, err = res.Save(out); err != nil {
-			return err
-		}
-	}
+	rep := attackReport{Result: res, Files: files}
 	rep.TotalSeconds = time.Since(start).Seconds()
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), rep)
