@@ -152,13 +152,20 @@ func Continue(ctx context.Context, p Problem, prev [][2]int, budget int, o Optio
 		res.Flips = [][2]int{}
 	}
 	ws := newWorkspace(&p)
+	// flipped[i] lists the j > i already flipped: a pair is never flipped
+	// back (DeepRobust may undo a flip and count it twice against the
+	// budget; every attack here spends the budget on distinct pairs).
+	flipped := make(map[int][]int)
+	for _, f := range res.Flips {
+		flipped[min(f[0], f[1])] = append(flipped[min(f[0], f[1])], max(f[0], f[1]))
+	}
 	for step := len(prev); step < budget; step++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		s := newSurrogateWS(&p, cur, o.Hidden, stepRNG(o.Seed, step), ws)
 		g := s.pairGrad(s.metaGrad(o))
-		i, j, ok := bestPair(cur, g, origDeg, o.LLCutoff, o.RepoLogLikelihood)
+		i, j, ok := bestPair(cur, g, origDeg, o.LLCutoff, o.RepoLogLikelihood, flipped)
 		if !ok {
 			break
 		}
@@ -169,6 +176,7 @@ func Continue(ctx context.Context, p Problem, prev [][2]int, budget int, o Optio
 		}
 		cur = next
 		res.Flips = append(res.Flips, pair)
+		flipped[i] = append(flipped[i], j)
 		if progress != nil {
 			progress(step+1, budget)
 		}
@@ -182,8 +190,9 @@ func stepRNG(seed uint64, step int) *rand.Rand {
 }
 
 // bestPair returns the admissible pair i < j with the largest score
-// g_ij·(1 − 2A_ij) (first in row-major order on ties).
-func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64, repo bool) (int, int, bool) {
+// g_ij·(1 − 2A_ij) (first in row-major order on ties); pairs in flipped
+// (i → js > i) are not admissible.
+func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64, repo bool, flipped map[int][]int) (int, int, bool) {
 	n := adj.Rows
 	deg := graph.Degrees(adj)
 	var (
@@ -196,12 +205,19 @@ func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64, repo 
 		llOrig, llCur = origDeg, deg
 	}
 	row := make([]bool, n)
+	done := make([]bool, n)
 	for i := 0; i < n; i++ {
 		for k := adj.Indptr[i]; k < adj.Indptr[i+1]; k++ {
 			row[adj.Indices[k]] = true
 		}
+		for _, j := range flipped[i] {
+			done[j] = true
+		}
 		gi := g[i*n : (i+1)*n]
 		for j := i + 1; j < n; j++ {
+			if done[j] {
+				continue
+			}
 			sc := gi[j]
 			edge := row[j]
 			if edge {
@@ -232,6 +248,9 @@ func bestPair(adj *tensor.CSR, g []float32, origDeg []int, cutoff float64, repo 
 		}
 		for k := adj.Indptr[i]; k < adj.Indptr[i+1]; k++ {
 			row[adj.Indices[k]] = false
+		}
+		for _, j := range flipped[i] {
+			done[j] = false
 		}
 	}
 	return bi, bj, bi >= 0

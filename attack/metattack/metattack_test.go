@@ -314,13 +314,48 @@ func TestDegreeTestVariants(t *testing.T) {
 		g[i] = 0.01
 	}
 	g[4*n+5] = 1
-	if i, j, ok := bestPair(adj, g, deg, nettack.DefaultLLCutoff, false); !ok || i != 4 || j != 5 {
+	if i, j, ok := bestPair(adj, g, deg, nettack.DefaultLLCutoff, false, nil); !ok || i != 4 || j != 5 {
 		t.Fatalf("paper test: best pair (%d, %d, %v), want (4, 5)", i, j, ok)
 	}
-	if i, j, ok := bestPair(adj, g, deg, -1, false); !ok || i != 4 || j != 5 {
+	if i, j, ok := bestPair(adj, g, deg, -1, false, nil); !ok || i != 4 || j != 5 {
 		t.Fatalf("no test: best pair (%d, %d, %v), want (4, 5)", i, j, ok)
 	}
-	if i, j, ok := bestPair(adj, g, deg, nettack.DefaultLLCutoff, true); ok && i == 4 && j == 5 {
+	if i, j, ok := bestPair(adj, g, deg, nettack.DefaultLLCutoff, true, nil); ok && i == 4 && j == 5 {
 		t.Fatal("repository test admitted (4, 5)")
+	}
+}
+
+// A flipped pair is never flipped back, even when its score is the best:
+// every flip of a run is a distinct pair.
+func TestNoFlipBack(t *testing.T) {
+	const n = 8
+	var es []tensor.Entry
+	for _, e := range [][2]int{{0, 1}, {0, 2}, {0, 5}, {1, 5}, {2, 5}, {3, 5}, {3, 6}, {4, 7}, {6, 7}} {
+		es = append(es, tensor.Entry{Row: int32(e[0]), Col: int32(e[1]), Val: 1}, tensor.Entry{Row: int32(e[1]), Col: int32(e[0]), Val: 1})
+	}
+	adj, err := tensor.FromCOO(n, n, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deg := graph.Degrees(adj)
+	g := make([]float32, n*n)
+	g[1*n+2], g[2*n+6] = 1, 0.5
+	if i, j, _ := bestPair(adj, g, deg, -1, false, nil); i != 1 || j != 2 {
+		t.Fatalf("best pair (%d, %d), want (1, 2)", i, j)
+	}
+	if i, j, _ := bestPair(adj, g, deg, -1, false, map[int][]int{1: {2}}); i != 2 || j != 6 {
+		t.Fatalf("with (1, 2) flipped: best pair (%d, %d), want (2, 6)", i, j)
+	}
+	p := tinyProblem(t, 30, 6, 3, 4)
+	res, err := Attack(t.Context(), p, 60, Options{TrainIters: 3, Seed: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[[2]int]bool{}
+	for _, f := range res.Flips {
+		if seen[f] {
+			t.Fatalf("pair %v flipped twice in %v", f, res.Flips)
+		}
+		seen[f] = true
 	}
 }
