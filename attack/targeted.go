@@ -153,11 +153,11 @@ type TargetedResult struct {
 	Loss          string `json:"loss,omitempty"`
 	// Perturb is what the attack flipped (structure, features, both) for
 	// attacks that can flip features.
-	Perturb string `json:"perturb,omitempty"`
-	Seed    uint64 `json:"seed"`
-	Budget        string `json:"budget"`
-	Selection     string `json:"selection"` // "auto" or "given"
-	Targets       []int  `json:"targets"`
+	Perturb   string `json:"perturb,omitempty"`
+	Seed      uint64 `json:"seed"`
+	Budget    string `json:"budget"`
+	Selection string `json:"selection"` // "auto" or "given"
+	Targets   []int  `json:"targets"`
 	// Skipped counts the (target, ε) pairs whose budget round(ε·deg) is 0
 	// (not attacked, not in Rows, as in the reference).
 	Skipped       int             `json:"skipped_zero_budget,omitempty"`
