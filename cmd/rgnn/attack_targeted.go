@@ -231,14 +231,14 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 		}
 	}
 	fmt.Fprintf(w, "summary (margin = P(y) − max P(c) at the target; failure rate = targets still correct):\n")
+	for _, s := range res.Summary {
+		fmt.Fprintf(w, "  %-16s eps %-5s %3d targets: clean margin %+.3f (acc %.3f) → margin %+.3f ± %.3f, failure rate %.3f, %.3f s/target\n",
+			s.Victim, epsLabel(s.Epsilon), s.Targets, s.CleanMargin, s.CleanAccuracy, s.MeanMargin, s.MarginSE, s.FailureRate, s.SecondsPerTarget)
+	}
 	if feats {
 		for _, s := range res.Summary {
 			fmt.Fprintf(w, "  %-16s eps %-5s per target %.2f edge + %.2f feature flips\n", s.Victim, epsLabel(s.Epsilon), s.MeanEdgeFlips, s.MeanFeatureFlips)
 		}
-	}
-	for _, s := range res.Summary {
-		fmt.Fprintf(w, "  %-16s eps %-5s %3d targets: clean margin %+.3f (acc %.3f) → margin %+.3f ± %.3f, failure rate %.3f, %.3f s/target\n",
-			s.Victim, epsLabel(s.Epsilon), s.Targets, s.CleanMargin, s.CleanAccuracy, s.MeanMargin, s.MarginSE, s.FailureRate, s.SecondsPerTarget)
 	}
 	if res.Skipped > 0 {
 		fmt.Fprintf(w, "  (%d target/ε pairs with budget round(ε·degree) = 0 skipped)\n", res.Skipped)
