@@ -151,6 +151,10 @@ type Options struct {
 	// DegreeTest selects Nettack's and Metattack's degree-distribution
 	// likelihood-ratio test (DegreeTests): "" or "paper", "repo", "off".
 	DegreeTest string
+	// Perturb selects what a targeted attack that implements
+	// FeatureTargetedAttack may flip (Perturbs): "" or "structure", "features"
+	// (binary features only) or "both" (nettack).
+	Perturb string
 }
 
 // DegreeTests are the values of Options.DegreeTest: "paper" is the

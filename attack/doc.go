@@ -54,4 +54,7 @@
 // deg(u) + K or round(ε·deg(u)); the result holds every victim's
 // probability margin at each target before and after, and per victim the
 // mean margin ± s.e. and the failure rate (targets still correct).
+// Options.Perturb lets an attack that implements FeatureTargetedAttack
+// (nettack) also toggle binary features (FeatureFlip); victims are then
+// evaluated on the perturbed graph and the perturbed features.
 package attack

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rgnn/rgnn/attack/nettack"
+	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
@@ -102,6 +103,9 @@ type TargetVictim struct {
 	Flips   [][2]int `json:"flips"`
 	Added   int      `json:"added"`
 	Removed int      `json:"removed"`
+	// FeatureFlips are (node, feature) pairs whose binary feature is
+	// toggled (nettack --perturb features|both).
+	FeatureFlips [][2]int `json:"feature_flips,omitempty"`
 	// Margins are P(y) − max_{c≠y} P(c) of the victim at the target.
 	CleanMargin  float64 `json:"clean_margin"`
 	Margin       float64 `json:"margin"`
@@ -135,6 +139,9 @@ type TargetSummary struct {
 	// AttackSeconds is the time spent computing this victim's flips (the
 	// shared transfer flips count for every victim), per target.
 	SecondsPerTarget float64 `json:"attack_seconds_per_target"`
+	// Mean numbers of edge and feature flips per target.
+	MeanEdgeFlips    float64 `json:"mean_edge_flips"`
+	MeanFeatureFlips float64 `json:"mean_feature_flips,omitempty"`
 }
 
 // TargetedResult is what RunTargeted returns.
@@ -144,10 +151,13 @@ type TargetedResult struct {
 	Mode          string `json:"mode"` // "transfer" or "direct"
 	AttackedModel string `json:"attacked_model"`
 	Loss          string `json:"loss,omitempty"`
-	Seed          uint64 `json:"seed"`
-	Budget        string `json:"budget"`
-	Selection     string `json:"selection"` // "auto" or "given"
-	Targets       []int  `json:"targets"`
+	// Perturb is what the attack flipped (structure, features, both) for
+	// attacks that can flip features.
+	Perturb   string `json:"perturb,omitempty"`
+	Seed      uint64 `json:"seed"`
+	Budget    string `json:"budget"`
+	Selection string `json:"selection"` // "auto" or "given"
+	Targets   []int  `json:"targets"`
 	// Skipped counts the (target, ε) pairs whose budget round(ε·deg) is 0
 	// (not attacked, not in Rows, as in the reference).
 	Skipped       int             `json:"skipped_zero_budget,omitempty"`
@@ -194,6 +204,16 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 	if err != nil {
 		return nil, err
 	}
+	perturb := cfg.Options.Perturb
+	fa, withFeatures := a.(FeatureTargetedAttack)
+	switch {
+	case perturb != "" && !slices.Contains(Perturbs, perturb):
+		return nil, fmt.Errorf("targeted attack: unknown perturbation %q (%v)", perturb, Perturbs)
+	case perturb != "" && perturb != "structure" && !withFeatures:
+		return nil, fmt.Errorf("attack %s flips edges only (perturb %q)", spec.Name, perturb)
+	case withFeatures && perturb == "":
+		perturb = "structure"
+	}
 	n := p.Adj.Rows
 	deg := graph.Degrees(p.Adj)
 	// clean margins of every victim
@@ -205,6 +225,9 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 	}
 	res := &TargetedResult{Dataset: p.Name, Attack: spec.Name, Mode: "transfer", Loss: lossName, Seed: cfg.Seed,
 		Budget: cfg.Budget.String(), Selection: "given"}
+	if withFeatures {
+		res.Perturb = perturb
+	}
 	groups := make([]string, 0)
 	if cfg.Targets == nil {
 		minDeg := 1
@@ -259,28 +282,42 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 	}
 	// flips: once (transfer) or per victim (direct)
 	flips := make([][][]Flip, len(cfg.Victims))
+	fflips := make([][][]FeatureFlip, len(cfg.Victims))
 	secs := make([]float64, len(cfg.Victims))
 	env := &TargetEnv{Problem: p, Loss: loss, Seed: cfg.Seed}
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	run := func(stage string) ([][]Flip, float64, error) {
+	run := func(stage string) ([][]Flip, [][]FeatureFlip, float64, error) {
 		env.Progress = progress(stage)
 		start := time.Now()
-		f, err := a.PerturbTargets(ctx, env, jobs)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", spec.Name, err)
+		var f [][]Flip
+		var ff [][]FeatureFlip
+		var err error
+		if withFeatures {
+			f, ff, err = fa.PerturbTargetsFeatures(ctx, env, jobs)
+		} else {
+			f, err = a.PerturbTargets(ctx, env, jobs)
 		}
-		if len(f) != len(jobs) {
-			return nil, 0, fmt.Errorf("%s: %d results for %d jobs", spec.Name, len(f), len(jobs))
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("%s: %w", spec.Name, err)
+		}
+		if ff == nil {
+			ff = make([][]FeatureFlip, len(f))
+		}
+		if len(f) != len(jobs) || len(ff) != len(jobs) {
+			return nil, nil, 0, fmt.Errorf("%s: %d results for %d jobs", spec.Name, len(f), len(jobs))
 		}
 		for i, fl := range f {
-			if err := CheckFlips(fl, n, jobs[i].Budget); err != nil {
-				return nil, 0, fmt.Errorf("%s target %d: %w", spec.Name, jobs[i].Node, err)
+			if err := CheckFeatureFlips(ff[i], n, p.Features.Cols, jobs[i].Budget); err != nil {
+				return nil, nil, 0, fmt.Errorf("%s target %d: %w", spec.Name, jobs[i].Node, err)
+			}
+			if err := CheckFlips(fl, n, jobs[i].Budget-len(ff[i])); err != nil {
+				return nil, nil, 0, fmt.Errorf("%s target %d: %w", spec.Name, jobs[i].Node, err)
 			}
 		}
-		return f, time.Since(start).Seconds(), nil
+		return f, ff, time.Since(start).Seconds(), nil
 	}
 	switch {
 	case spec.Gradient && cfg.Direct:
@@ -296,7 +333,7 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 		for i, v := range cfg.Victims {
 			m := v.Model
 			env.NewEngine, env.Workers = engineFactory(first[i], func() (Engine, error) { return NewEngine(m, p, false) }, workers)
-			if flips[i], secs[i], err = run("attack " + v.Name); err != nil {
+			if flips[i], fflips[i], secs[i], err = run("attack " + v.Name); err != nil {
 				return nil, fmt.Errorf("victim %s: %w", v.Name, err)
 			}
 		}
@@ -318,12 +355,12 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 			res.AttackedModel = "own surrogate"
 			env.Workers = workers
 		}
-		f, s, err := run("attack")
+		f, ff, s, err := run("attack")
 		if err != nil {
 			return nil, err
 		}
 		for i := range flips {
-			flips[i], secs[i] = f, s
+			flips[i], fflips[i], secs[i] = f, ff, s
 		}
 	}
 	for _, s := range secs {
@@ -338,12 +375,16 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 		row := &res.Rows[r]
 		u := row.Target
 		for i, v := range cfg.Victims {
-			fl := flips[i][r]
+			fl, ff := flips[i][r], fflips[i][r]
 			adj, err := ApplyFlips(p.Adj, fl)
 			if err != nil {
 				return nil, err
 			}
-			m, err := victimMargins(v.Model, p, adj)
+			x, err := ApplyFeatureFlips(p.Features, ff)
+			if err != nil {
+				return nil, err
+			}
+			m, err := victimMarginsX(v.Model, p, adj, x)
 			if err != nil {
 				return nil, fmt.Errorf("victim %s at target %d: %w", v.Name, u, err)
 			}
@@ -353,6 +394,9 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 				tv.Flips[k] = [2]int{int(f.U), int(f.V)}
 			}
 			tv.Added, tv.Removed = CountFlips(p.Adj, fl)
+			for _, f := range ff {
+				tv.FeatureFlips = append(tv.FeatureFlips, [2]int{int(f.Node), int(f.Feature)})
+			}
 			row.Victims = append(row.Victims, tv)
 		}
 		if prog != nil {
@@ -402,11 +446,21 @@ func CheckTargets(t []int, n int) error {
 
 // victimMargins is the probability margin of m at every node on adj.
 func victimMargins(m model.Model, p *Problem, adj *tensor.CSR) ([]float64, error) {
-	g, err := m.Preprocess(adj, p.Features)
+	return victimMarginsX(m, p, adj, p.Features)
+}
+
+// victimMarginsX is victimMargins with features x (p.Features or a
+// perturbed copy): the model's preprocessing (e.g. Jaccard) sees x too.
+func victimMarginsX(m model.Model, p *Problem, adj, x *tensor.CSR) ([]float64, error) {
+	g, err := m.Preprocess(adj, x)
 	if err != nil {
 		return nil, err
 	}
-	logits := train.Predict(m, g, p.X)
+	xs := p.X
+	if x != p.Features {
+		xs = autograd.NewSparse(x)
+	}
+	logits := train.Predict(m, g, xs)
 	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
 		return nil, err
 	}
@@ -422,13 +476,15 @@ func summarizeTargets(rows []TargetRow, victims []Victim, eps []float64, secs []
 	for i, v := range victims {
 		for _, e := range keys {
 			var ms, cm []float64
-			fail, cleanOK := 0, 0
+			fail, cleanOK, ne, nf := 0, 0, 0, 0
 			for _, r := range rows {
 				if r.Epsilon != e {
 					continue
 				}
 				tv := r.Victims[i]
 				ms = append(ms, tv.Margin)
+				ne += len(tv.Flips)
+				nf += len(tv.FeatureFlips)
 				cm = append(cm, tv.CleanMargin)
 				if tv.Correct {
 					fail++
@@ -445,7 +501,7 @@ func summarizeTargets(rows []TargetRow, victims []Victim, eps []float64, secs []
 			k := float64(len(ms))
 			out = append(out, TargetSummary{Victim: v.Name, Epsilon: e, Targets: len(ms), CleanMargin: cmean,
 				CleanAccuracy: float64(cleanOK) / k, MeanMargin: mean, MarginSE: se, FailureRate: float64(fail) / k,
-				SecondsPerTarget: secs[i] / float64(jobs)})
+				SecondsPerTarget: secs[i] / float64(jobs), MeanEdgeFlips: float64(ne) / k, MeanFeatureFlips: float64(nf) / k})
 		}
 	}
 	return out
@@ -481,7 +537,9 @@ func TargetFileName(dataset, attack string, seed uint64, target, budget int, vic
 }
 
 // Save writes every target's perturbed graph into dir in the reference
-// attack format (per victim in direct mode) and returns the paths.
+// attack format (per victim in direct mode) and returns the paths. A
+// target with feature flips also gets them as feature_flips (k×2 int64:
+// node, feature; toggles of the binary features the attack saw).
 func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 	var paths []string
 	for _, r := range res.Rows {
@@ -501,7 +559,12 @@ func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 				return paths, err
 			}
 			path := filepath.Join(dir, TargetFileName(res.Dataset, res.Attack, res.Seed, r.Target, r.Budget, victim))
-			if err := data.SavePerturbedAdj(path, adj); err != nil {
+			if len(v.FeatureFlips) > 0 {
+				err = savePerturbed(path, adj, v.FeatureFlips)
+			} else {
+				err = data.SavePerturbedAdj(path, adj)
+			}
+			if err != nil {
 				return paths, err
 			}
 			paths = append(paths, path)

@@ -31,6 +31,10 @@ type Options struct {
 	// and DeepRobust.
 	RepoLogLikelihood bool
 
+	// Perturb selects structure flips (default), feature flips or both;
+	// feature flips need the surrogate's W and binary X.
+	Perturb Perturb
+
 	generic bool // tests: score direct flips with the general formula
 }
 
@@ -45,6 +49,9 @@ type Result struct {
 	Node   int      `json:"node"`
 	Budget int      `json:"budget"`
 	Flips  [][2]int `json:"flips"` // in the order applied, (min, max)
+	// FeatureFlips are the flipped features (node, feature), in the order
+	// applied: X[node, feature] ← 1 − X[node, feature].
+	FeatureFlips [][2]int `json:"feature_flips,omitempty"`
 	// Surrogate margins Z_uy − max_{c≠y} Z_uc before and after.
 	SurrogateBefore float64 `json:"surrogate_margin_before"`
 	SurrogateAfter  float64 `json:"surrogate_margin_after"`
@@ -85,7 +92,15 @@ func Attack(ctx context.Context, adj *tensor.CSR, s *Surrogate, labels []int32, 
 			return nil, fmt.Errorf("nettack: target %d (node %d): label %d outside [0, %d)", i, t.Node, labels[t.Node], s.XW.Cols)
 		}
 	}
+	if o.Perturb < PerturbStructure || o.Perturb > PerturbBoth {
+		return nil, fmt.Errorf("nettack: unknown perturbation %d", o.Perturb)
+	}
 	base := newBase(adj, s.XW)
+	if o.Perturb.features() {
+		if err := base.withFeatures(s); err != nil {
+			return nil, err
+		}
+	}
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -162,6 +177,35 @@ type base struct {
 	deg  []int
 	s    []float64 // n×C, S_k = Σ_{j∈N(k)∪{k}} XW_j/√d̃_j
 	pl   powerLaw
+
+	// feature perturbations only
+	x     *tensor.CSR // binary features
+	w     []float64   // d×C, W = W1·W2
+	words *wordGraph
+}
+
+// withFeatures adds what feature flips need: binary X, W and the
+// co-occurrence graph of X.
+func (b *base) withFeatures(s *Surrogate) error {
+	if s.X == nil || s.W == nil {
+		return errors.New("nettack: feature perturbations need the surrogate's features X and weights W = W1·W2")
+	}
+	if s.X.Rows != b.n || s.W.Rows != s.X.Cols || s.W.Cols != b.c {
+		return fmt.Errorf("nettack: surrogate X is %d×%d and W %d×%d, want %d×D and D×%d", s.X.Rows, s.X.Cols, s.W.Rows, s.W.Cols, b.n, b.c)
+	}
+	if err := checkBinary(s.X); err != nil {
+		return err
+	}
+	if err := s.W.CheckFinite("nettack surrogate W"); err != nil {
+		return err
+	}
+	b.x = s.X
+	b.w = make([]float64, len(s.W.Data))
+	for i, v := range s.W.Data {
+		b.w[i] = float64(v)
+	}
+	b.words = newWordGraph(s.X)
+	return nil
 }
 
 func newBase(adj *tensor.CSR, xw *tensor.Dense) *base {
@@ -185,6 +229,7 @@ func newBase(adj *tensor.CSR, xw *tensor.Dense) *base {
 // state is the per-target mutable graph: flips on top of the clean graph.
 type state struct {
 	*base
+	xw      []float64 // n×C, the base's unless features are flipped
 	deg     []int
 	s       []float64
 	flipped map[[2]int32]bool
@@ -193,7 +238,7 @@ type state struct {
 }
 
 func (b *base) newState() *state {
-	return &state{base: b, deg: b.deg, s: b.s, flipped: map[[2]int32]bool{}, added: map[int][]int{}, pl: b.pl}
+	return &state{base: b, xw: b.xw, deg: b.deg, s: b.s, flipped: map[[2]int32]bool{}, added: map[int][]int{}, pl: b.pl}
 }
 
 func key(a, b int) [2]int32 { return [2]int32{int32(min(a, b)), int32(max(a, b))} }
@@ -361,8 +406,11 @@ func (st *state) apply(a, b int) {
 // attack runs the greedy loop for one target.
 func (b *base) attack(ctx context.Context, t Target, y int, o Options) (Result, error) {
 	u := t.Node
-	st := &state{base: b, deg: slices.Clone(b.deg), s: slices.Clone(b.s),
+	st := &state{base: b, xw: b.xw, deg: slices.Clone(b.deg), s: slices.Clone(b.s),
 		flipped: map[[2]int32]bool{}, added: map[int][]int{}, pl: b.pl}
+	if o.Perturb != PerturbStructure {
+		st.xw = slices.Clone(b.xw)
+	}
 	sc := newScratch(b.c)
 	res := Result{Node: u, Budget: t.Budget, Flips: [][2]int{}}
 	res.SurrogateBefore = margin(st.logitsAfterNone(u, sc), y)
@@ -371,49 +419,77 @@ func (b *base) attack(ctx context.Context, t Target, y int, o Options) (Result, 
 	if o.Influencers > 0 {
 		attackers = st.influencers(u, y, o.Influencers, sc)
 	}
+	var fatk []featureAttacker
+	if o.Perturb.features() {
+		fatk = b.featureAttackers(attackers)
+	}
 	for step := 0; step < t.Budget; step++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if o.Influencers == 0 && !o.generic {
-			v, score := st.directStep(u, y, o, sc)
-			if v < 0 {
-				break
+		sa, sb, ss := -1, -1, math.Inf(1)
+		if o.Perturb.structure() {
+			sa, sb, ss = st.structureStep(u, y, attackers, o, sc)
+		}
+		fa, ff, fs := -1, -1, math.Inf(1)
+		if o.Perturb.features() {
+			fa, ff, fs = st.featureStep(u, y, fatk, sc)
+		}
+		// as the reference: the edge only if strictly better
+		switch {
+		case sa >= 0 && (fa < 0 || ss < fs):
+			st.apply(sa, sb)
+			res.Flips = append(res.Flips, [2]int{min(sa, sb), max(sa, sb)})
+			res.SurrogateAfter = ss
+		case fa >= 0:
+			a := &fatk[fa]
+			sign := 1.0
+			if a.has[ff] {
+				sign = -1
 			}
-			st.apply(u, v)
-			res.Flips = append(res.Flips, [2]int{min(u, v), max(u, v)})
-			res.SurrogateAfter = score
-			continue
+			a.flipped[ff] = true
+			st.applyFeature(a.node, ff, sign)
+			res.FeatureFlips = append(res.FeatureFlips, [2]int{a.node, ff})
+			res.SurrogateAfter = fs
+		default:
+			return res, nil // no admissible flip left
 		}
-		bestA, bestB, bestScore := -1, -1, math.Inf(1)
-		for _, a := range attackers {
-			for v := 0; v < b.n; v++ {
-				if v == a || v == u {
-					continue
-				}
-				if o.Influencers > 0 && slices.Contains(attackers, v) && v < a {
-					continue // the pair was considered from v's side
-				}
-				if st.flipped[key(a, v)] {
-					continue // never flip a pair back
-				}
-				if !st.allowed(a, v, o) {
-					continue
-				}
-				score := margin(st.logitsAfter(u, a, v, sc), y)
-				if score < bestScore {
-					bestA, bestB, bestScore = a, v, score
-				}
-			}
-		}
-		if bestA < 0 {
-			break // no admissible flip left
-		}
-		st.apply(bestA, bestB)
-		res.Flips = append(res.Flips, [2]int{min(bestA, bestB), max(bestA, bestB)})
-		res.SurrogateAfter = bestScore
 	}
 	return res, nil
+}
+
+// structureStep returns the best admissible edge flip (a, b) of the
+// attackers on the current graph and its surrogate margin (a = −1 if none).
+func (st *state) structureStep(u, y int, attackers []int, o Options, sc *scratch) (int, int, float64) {
+	if o.Influencers == 0 && !o.generic {
+		v, score := st.directStep(u, y, o, sc)
+		if v < 0 {
+			return -1, -1, score
+		}
+		return u, v, score
+	}
+	bestA, bestB, bestScore := -1, -1, math.Inf(1)
+	for _, a := range attackers {
+		for v := 0; v < st.n; v++ {
+			if v == a || v == u {
+				continue
+			}
+			if o.Influencers > 0 && slices.Contains(attackers, v) && v < a {
+				continue // the pair was considered from v's side
+			}
+			if st.flipped[key(a, v)] {
+				continue // never flip a pair back
+			}
+			if !st.allowed(a, v, o) {
+				continue
+			}
+			score := margin(st.logitsAfter(u, a, v, sc), y)
+			if score < bestScore {
+				bestA, bestB, bestScore = a, v, score
+			}
+		}
+	}
+	return bestA, bestB, bestScore
 }
 
 // allowed applies the singleton and likelihood-ratio filters to (a, b).

@@ -18,7 +18,20 @@
 // ever forming a row of Â². Flips that would create a singleton and flips
 // that fail the power-law degree log-likelihood ratio test (χ² cutoff 0.004,
 // d_min = 2, incremental update of the α estimate) are filtered out; a pair
-// is never flipped twice. Feature flips are not implemented.
+// is never flipped twice.
+//
+// Feature flips (Options.Perturb = PerturbFeatures or PerturbBoth, as the
+// original Nettack's perturb_features) need binary features and the
+// surrogate's W = W1·W2: flipping X[i, f] of an attacker i (the target in
+// the direct attack, the influencers otherwise) moves u's logits by exactly
+// (Â²)_{ui}·(±W[f, :]) on the current graph, so every candidate's new
+// margin costs O(C). A word may be added only if it passes Nettack's
+// co-occurrence constraint on the original features (word graph XᵀX > 0
+// off the diagonal; Σ_{j∈words(i), j~f} 1/deg(j) > ½·Σ_{j∈words(i)}
+// 1/deg(j)); removals are always allowed; a feature is never flipped twice.
+// With PerturbBoth each step applies the better of the best edge flip and
+// the best feature flip (the feature on ties, as the reference), both from
+// the same budget; later scores see the updated XW.
 //
 // Targets are attacked independently and in parallel (one goroutine per
 // worker, results stored by target index), so the output does not depend on

@@ -47,9 +47,12 @@ func (o SurrogateOptions) withDefaults() SurrogateOptions {
 }
 
 // Surrogate is the trained linearised GCN Z = Â²·X·W1·W2 (no bias, no
-// nonlinearity); XW = X·W1·W2 is all the attack needs.
+// nonlinearity); XW = X·W1·W2 is all the structure attack needs, feature
+// flips also need W = W1·W2 and the (binary) features X.
 type Surrogate struct {
 	XW *tensor.Dense // n×C
+	W  *tensor.Dense // D×C (nil: no feature flips)
+	X  *tensor.CSR   // n×D, the features XW was computed from
 }
 
 // linearGCN is the surrogate as a model.Model so train.Fit can train it.
@@ -106,7 +109,8 @@ func TrainSurrogate(ctx context.Context, adj, x *tensor.CSR, labels []int32, num
 	}
 	tp := autograd.NoGrad()
 	xw := tp.MatMul(tp.SparseX(xs, tp.Param(m.w1)), tp.Param(m.w2)).Value.Clone()
-	return &Surrogate{XW: xw}, nil
+	w := tp.MatMul(tp.Param(m.w1), tp.Param(m.w2)).Value.Clone()
+	return &Surrogate{XW: xw, W: w, X: x}, nil
 }
 
 // Logits returns the surrogate's logits Â²·XW on adj (for tests and target

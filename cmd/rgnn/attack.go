@@ -104,7 +104,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 	if !ok {
 		return usagef("unknown attack %q (known: %s)", name, strings.Join(reg.Names(), ", "))
 	}
-	if spec.Targeted || f.Changed("targets") || f.Changed("budget") || f.Changed("lr-factor") {
+	if spec.Targeted || f.Changed("targets") || f.Changed("budget") || f.Changed("lr-factor") || f.Changed("perturb") {
 		return runTargetedAttack(c, spec)
 	}
 	variant, _ := f.GetString("variant")

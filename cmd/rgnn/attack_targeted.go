@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ func addTargetedFlags(c *cobra.Command) {
 	f.String("budget", "", `targeted attacks: per-target budget "degree+K" (default degree+2); `+
 		`or give --epsilon for round(ε·degree)`)
 	f.Float64("lr-factor", 0, "targeted attacks: local_prbcd learning-rate factor (0: the reference's 0.05 for GCN)")
+	f.String("perturb", "structure", `nettack only: what each greedy step may flip: "structure" (edges at the target), `+
+		`"features" (the target's binary features; needs binary features, e.g. --binary-attr; additions pass Nettack's `+
+		`word co-occurrence test) or "both" (per step the better of the best edge and the best feature flip, from the same `+
+		`budget, as the original Nettack); --out saves a target's feature flips as feature_flips (k×2: node, feature) in its npz`)
 }
 
 // parseDegreeBudget parses "degree+K" / "degree" / "deg+K".
@@ -90,7 +95,17 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 	f := c.Flags()
 	reg := attack.Default()
 	if !spec.Targeted {
-		return usagef("--targets, --budget and --lr-factor are for the targeted attacks (%s), not %s", strings.Join(reg.TargetedNames(), ", "), spec.Name)
+		return usagef("--targets, --budget, --lr-factor and --perturb are for the targeted attacks (%s), not %s", strings.Join(reg.TargetedNames(), ", "), spec.Name)
+	}
+	perturb, _ := f.GetString("perturb")
+	if !slices.Contains(attack.Perturbs, perturb) {
+		return usagef("--perturb must be one of %s, got %q", strings.Join(attack.Perturbs, ", "), perturb)
+	}
+	if f.Changed("perturb") {
+		a, err := spec.NewTargeted(attack.Options{})
+		if _, ok := a.(attack.FeatureTargetedAttack); err != nil || !ok {
+			return usagef("--perturb is for attacks that can flip features (nettack), not %s", spec.Name)
+		}
 	}
 	tflag, _ := f.GetString("targets")
 	if tflag == "" {
@@ -163,7 +178,7 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 		return usagef("a targeted attack needs at least one --victim")
 	}
 	cfg := attack.TargetedConfig{Attack: spec.Name, Targets: targets, Budget: budget, Seed: uint64(seed), Loss: lossName,
-		Options: attack.Options{Epochs: epochs, BlockSize: block, LRFactor: lrf, DegreeTest: degTest}, Victims: victims, Progress: progress}
+		Options: attack.Options{Epochs: epochs, BlockSize: block, LRFactor: lrf, DegreeTest: degTest, Perturb: perturb}, Victims: victims, Progress: progress}
 	cfg.Direct, _ = f.GetBool("adaptive")
 	if cfg.Surrogate, err = surrogateFromFlag(c, p, seed); err != nil {
 		return err
@@ -189,23 +204,41 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 		return writeJSON(c.OutOrStdout(), rep)
 	}
 	w := c.OutOrStdout()
-	fmt.Fprintf(w, "%s %s targeted attack on %s (seed %d, loss %s, attacked model %s, budget %s, %d targets %s)\n",
-		res.Mode, res.Attack, res.Dataset, res.Seed, lossOrNone(res.Loss), res.AttackedModel, res.Budget, len(res.Targets), res.Selection)
+	feats := res.Perturb != "" && res.Perturb != "structure"
+	perturbNote := ""
+	if res.Perturb != "" {
+		perturbNote = ", perturb " + res.Perturb
+	}
+	fmt.Fprintf(w, "%s %s targeted attack on %s (seed %d, loss %s, attacked model %s, budget %s%s, %d targets %s)\n",
+		res.Mode, res.Attack, res.Dataset, res.Seed, lossOrNone(res.Loss), res.AttackedModel, res.Budget, perturbNote, len(res.Targets), res.Selection)
+	flipsHead := "flips"
+	if feats {
+		flipsHead = "flips  feat"
+	}
 	fmt.Fprintf(w, "  %-7s %-7s %4s %6s %6s  %-16s %6s %8s %8s %s\n", "target", "group", "deg", "eps", "budget", "victim",
-		"flips", "clean", "margin", "correct")
+		flipsHead, "clean", "margin", "correct")
 	for _, r := range res.Rows {
 		for i, v := range r.Victims {
 			head := fmt.Sprintf("  %-7d %-7s %4d %6s %6d", r.Target, r.Group, r.Degree, epsLabel(r.Epsilon), r.Budget)
 			if i > 0 {
 				head = fmt.Sprintf("  %-7s %-7s %4s %6s %6s", "", "", "", "", "")
 			}
-			fmt.Fprintf(w, "%s  %-16s %2d+%-2d %+8.3f %+8.3f %v\n", head, v.Name, v.Added, v.Removed, v.CleanMargin, v.Margin, v.Correct)
+			fl := fmt.Sprintf("%2d+%-2d", v.Added, v.Removed)
+			if feats {
+				fl += fmt.Sprintf(" %5d", len(v.FeatureFlips))
+			}
+			fmt.Fprintf(w, "%s  %-16s %s %+8.3f %+8.3f %v\n", head, v.Name, fl, v.CleanMargin, v.Margin, v.Correct)
 		}
 	}
 	fmt.Fprintf(w, "summary (margin = P(y) − max P(c) at the target; failure rate = targets still correct):\n")
 	for _, s := range res.Summary {
 		fmt.Fprintf(w, "  %-16s eps %-5s %3d targets: clean margin %+.3f (acc %.3f) → margin %+.3f ± %.3f, failure rate %.3f, %.3f s/target\n",
 			s.Victim, epsLabel(s.Epsilon), s.Targets, s.CleanMargin, s.CleanAccuracy, s.MeanMargin, s.MarginSE, s.FailureRate, s.SecondsPerTarget)
+	}
+	if feats {
+		for _, s := range res.Summary {
+			fmt.Fprintf(w, "  %-16s eps %-5s per target %.2f edge + %.2f feature flips\n", s.Victim, epsLabel(s.Epsilon), s.MeanEdgeFlips, s.MeanFeatureFlips)
+		}
 	}
 	if res.Skipped > 0 {
 		fmt.Fprintf(w, "  (%d target/ε pairs with budget round(ε·degree) = 0 skipped)\n", res.Skipped)

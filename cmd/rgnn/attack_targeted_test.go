@@ -10,6 +10,7 @@ import (
 
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/npz"
 )
 
 func TestParseDegreeBudget(t *testing.T) {
@@ -87,6 +88,10 @@ func TestAttackTargetedCommand(t *testing.T) {
 		{"--attack", "local_prbcd", "--targets", tf, "--lr-factor", "-1"},
 		{"--attack", "nettack", "--targets", tf, "--degree-test", "loose"},
 		{"--attack", "metattack", "--degree-test", "loose"},
+		{"--attack", "nettack", "--targets", tf, "--perturb", "edges"},
+		{"--attack", "local_prbcd", "--targets", tf, "--perturb", "features"},
+		{"--attack", "local_prbcd", "--targets", tf, "--perturb", "structure"}, // explicit on an edge-only attack
+		{"--attack", "dice", "--perturb", "both"},
 	} {
 		_, err := runRoot(t, append(append([]string{"attack"}, args...), "--data-dir", dir, "--weights", w, "--quiet")...)
 		var ue usageError
@@ -137,5 +142,71 @@ func TestAttackTargetedCommand(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %+v", name, rep.Summary[0])
+	}
+}
+
+// rgnn attack --attack nettack --perturb both|features on the binarised
+// cora_ml against the bin1 reference GCN: feature flips are reported per
+// target and saved with the graph; the text output names them.
+func TestAttackTargetedFeatures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: no end-to-end run")
+	}
+	dir := fixture.DataDir(t)
+	w := fixture.Reference(t, "pretrained/cora_ml_Vanilla_GCN_s0_bin1.npz")
+	tmp := t.TempDir()
+	tf := filepath.Join(tmp, "targets.txt")
+	if err := os.WriteFile(tf, []byte("12\n40\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"attack", "--data-dir", dir, "--binary-attr", "--attack", "nettack", "--targets", tf, "--victim", "gcn",
+		"--weights", w, "--seed", "0", "--quiet"}
+	// without --binary-attr the TF-IDF features cannot be flipped: a runtime error
+	noBin := append([]string{}, base[:3]...)
+	noBin = append(noBin, base[4:]...)
+	if _, err := runRoot(t, append(noBin, "--perturb", "features")...); err == nil || !strings.Contains(err.Error(), "binary") {
+		t.Errorf("TF-IDF features: %v", err)
+	} else if errors.As(err, new(usageError)) {
+		t.Errorf("TF-IDF features: %v is a usage error", err)
+	}
+	for _, perturb := range []string{"features", "both"} {
+		out := filepath.Join(tmp, perturb)
+		s, err := runRoot(t, append(base, "--perturb", perturb, "--out", out, "--json")...)
+		if err != nil {
+			t.Fatal(perturb, err, s)
+		}
+		var rep targetedReport
+		if err := json.Unmarshal([]byte(s), &rep); err != nil {
+			t.Fatal(err, s)
+		}
+		if rep.Perturb != perturb || len(rep.Rows) != 2 || len(rep.Files) != 2 {
+			t.Fatalf("%s: perturb %q, %d rows, files %v", perturb, rep.Perturb, len(rep.Rows), rep.Files)
+		}
+		nf := 0
+		for i, r := range rep.Rows {
+			v := r.Victims[0]
+			nf += len(v.FeatureFlips)
+			if len(v.Flips)+len(v.FeatureFlips) > r.Budget || (perturb == "features" && len(v.Flips) > 0) {
+				t.Fatalf("%s target %d: %d edge + %d feature flips, budget %d", perturb, r.Target, len(v.Flips), len(v.FeatureFlips), r.Budget)
+			}
+			a, err := npz.Open(rep.Files[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := a.Has("feature_flips"); got != (len(v.FeatureFlips) > 0) {
+				t.Fatalf("%s: feature_flips saved %v, %d flips", rep.Files[i], got, len(v.FeatureFlips))
+			}
+		}
+		if perturb == "features" && nf == 0 {
+			t.Fatalf("%s: no feature flip", perturb) // (with both, edges win at these two targets)
+		}
+		t.Logf("%s: %+v", perturb, rep.Summary[0])
+	}
+	s, err := runRoot(t, append(base, "--perturb", "both")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s, "perturb both") || !strings.Contains(s, "feature flips") {
+		t.Fatalf("text output without the feature flips:\n%s", s)
 	}
 }
