@@ -46,7 +46,10 @@ Poisoning (metattack): the perturbation is computed by Metattack's own linear su
 (--variant self: Meta-Self, exact meta-gradient through 100 SGD steps; approx: MetaApprox) and
 every victim is TRAINED FROM SCRATCH on each perturbed graph with the same seed; the clean accuracy
 is the victim trained on the clean graph (--weights are not accepted). The budgets are incremental:
-a larger ε continues from the smaller one's flips.
+a larger ε continues from the smaller one's flips. On cora_ml use --binary-attr: the published
+Metattack ran on binary bag-of-words features, and on the row-normalised TF-IDF features the
+surrogates' 100 SGD steps (lr 0.1) barely train, which makes the attack far weaker (BENCHMARKS.md).
+Each budget's graph is saved (--out) and its accuracies printed as soon as it is done.
 With --out the perturbed graphs are written in the reference attack format
 (<dataset>_<attack>_s<seed>_eps<ε>.npz), readable by 'rgnn eval --graph'.
 
@@ -61,7 +64,7 @@ attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node
       --weights cora_ml_Vanilla_GCN_s0_bin0.npz,cora_ml_Soft_Medoid_GDC_T_0_5_s0_bin0.npz --seed 0
   rgnn attack --attack nettack --targets auto --budget degree+2 --victim gcn,sm_gdc --temperature 0.2 --seed 0
   rgnn attack --attack local_prbcd --adaptive --targets nodes.txt --epsilon 0.5,1 --victim gcn --seed 0 --json
-  rgnn attack --attack metattack --variant self --epsilon 0.05,0.1,0.25 --victim gcn,sm_gdc --temperature 0.2 --seed 0`,
+  rgnn attack --attack metattack --binary-attr --epsilon 0.05,0.1,0.25 --victim gcn,sm_gdc --temperature 0.2 --seed 0`,
 		Args: cobra.NoArgs,
 		RunE: runAttack,
 	}
