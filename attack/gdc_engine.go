@@ -89,34 +89,9 @@ func (e *GDCEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []i
 	if err != nil {
 		return Eval{}, fmt.Errorf("attack: GDC of the perturbed graph: %w", err)
 	}
-	sl, src := graph.AddRemainingSelfLoops(sk, 1)
-	var tp *autograd.Tape
-	if grad {
-		tp = autograd.NewTape()
-	} else {
-		tp = autograd.NoGrad()
-	}
-	pv := tensor.NewDense(sk.Nnz(), 1)
-	copy(pv.Data, sk.Values)
-	vals := tp.Leaf(pv)
-	ss := autograd.NewSparse(sl)
-	norm := tp.GCNNormValues(ss, tp.Gather(vals, src, 1))
-	logits := e.m.Forward(tp, &model.Graph{S: ss, Vals: norm}, e.x, model.Mode{})
-	if err := logits.Value.CheckFinite(e.m.Name() + " logits"); err != nil {
-		return Eval{}, err
-	}
-	gl := tensor.NewDense(logits.Value.Rows, logits.Value.Cols)
-	ev := Eval{Loss: loss(logits.Value, targets, labels, gl), Accuracy: accuracy(logits.Value, targets, labels)}
-	if !grad {
-		return ev, nil
-	}
-	tp.Backward(tp.Sum(tp.Mul(logits, tp.Const(gl))))
-	for _, q := range e.m.Params() {
-		q.ZeroGrad()
-	}
-	gp := make([]float32, sk.Nnz())
-	if g := vals.Grad(); g != nil {
-		copy(gp, g.Data)
+	ev, gp, err := evalWeighted(e.m, e.x, sk, loss, targets, labels, grad)
+	if err != nil || !grad {
+		return ev, err
 	}
 	e.backward(w, sk, s, gp)
 	return ev, nil

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
+
+	"github.com/rgnn/rgnn/tensor"
 )
 
 var localPRBCDSpec = Spec{
@@ -83,41 +84,14 @@ func (a *LocalPRBCD) PerturbTargets(ctx context.Context, env *TargetEnv, jobs []
 		engines[w] = e
 	}
 	out := make([][]Flip, len(jobs))
-	errs := make([]error, len(jobs))
-	var mu sync.Mutex
-	next, done := 0, 0
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(e Engine) {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(jobs) {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				out[i], errs[i] = a.attackOne(ctx, e, env, jobs[i])
-				if errs[i] != nil {
-					errs[i] = fmt.Errorf("target %d: %w", jobs[i].Node, errs[i])
-				}
-				mu.Lock()
-				done++
-				if env.Progress != nil {
-					env.Progress(done, len(jobs))
-				}
-				mu.Unlock()
-			}
-		}(engines[w])
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := tensor.ForEachJob(ctx, len(jobs), workers, func(w, i int) error {
+		var err error
+		if out[i], err = a.attackOne(ctx, engines[w], env, jobs[i]); err != nil {
+			return fmt.Errorf("target %d: %w", jobs[i].Node, err)
+		}
+		return nil
+	}, env.Progress)
+	if err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -80,18 +80,23 @@ func (b *block) fill(rng interface{ Int64N(int64) int64 }, size int) {
 	np := numPairs(b.n)
 	size = int(min(int64(size), np))
 	for tries := 0; len(b.pairs) < size && tries < 20; tries++ {
-		want := size - len(b.pairs)
-		for i := 0; i < want; i++ {
-			lin := rng.Int64N(np)
-			if b.has(lin) {
-				continue
-			}
-			b.set(lin)
-			f := linearToPair(b.n, lin)
-			b.pairs = append(b.pairs, f)
-			b.p = append(b.p, pEps)
-			b.sign = append(b.sign, edgeSign(b.adj, f))
+		b.drawRound(rng, np, size-len(b.pairs))
+	}
+}
+
+// drawRound makes want random draws among the np pairs and adds those not
+// yet in the block (weight eps).
+func (b *block) drawRound(rng interface{ Int64N(int64) int64 }, np int64, want int) {
+	for i := 0; i < want; i++ {
+		lin := rng.Int64N(np)
+		if b.has(lin) {
+			continue
 		}
+		b.set(lin)
+		f := linearToPair(b.n, lin)
+		b.pairs = append(b.pairs, f)
+		b.p = append(b.p, pEps)
+		b.sign = append(b.sign, edgeSign(b.adj, f))
 	}
 }
 
@@ -104,18 +109,7 @@ func (b *block) draw(rng interface{ Int64N(int64) int64 }, size, budget int) {
 	np := numPairs(b.n)
 	size = int(min(int64(size), np))
 	for tries := 0; tries < 20; tries++ {
-		want := size - len(b.pairs)
-		for i := 0; i < want; i++ {
-			lin := rng.Int64N(np)
-			if b.has(lin) {
-				continue
-			}
-			b.set(lin)
-			f := linearToPair(b.n, lin)
-			b.pairs = append(b.pairs, f)
-			b.p = append(b.p, pEps)
-			b.sign = append(b.sign, edgeSign(b.adj, f))
-		}
+		b.drawRound(rng, np, size-len(b.pairs))
 		if len(b.pairs) > budget || len(b.pairs) == size {
 			return
 		}

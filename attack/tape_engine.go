@@ -38,6 +38,20 @@ func (e *TapeEngine) AnyPair() bool { return false }
 
 // Evaluate implements Engine.
 func (e *TapeEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []int32, grad bool) (Eval, error) {
+	ev, gw, err := evalWeighted(e.m, e.x, w, loss, targets, labels, grad)
+	if err != nil {
+		return Eval{}, err
+	}
+	e.w, e.grad = w, gw
+	return ev, nil
+}
+
+// evalWeighted runs m on the weighted graph w (self loops → gcn_norm →
+// Forward, the values of w a tape leaf) and returns the loss and accuracy
+// at the targets and, with grad, ∂loss/∂w per stored entry of w (nil
+// without). Model parameter gradients are left at zero.
+func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss Loss, targets []int, labels []int32,
+	grad bool) (Eval, []float32, error) {
 	s, src := graph.AddRemainingSelfLoops(w, 1)
 	ss := autograd.NewSparse(s)
 	var tp *autograd.Tape
@@ -50,26 +64,25 @@ func (e *TapeEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []
 	copy(wv.Data, w.Values)
 	vals := tp.Leaf(wv)
 	norm := tp.GCNNormValues(ss, tp.Gather(vals, src, 1))
-	logits := e.m.Forward(tp, &model.Graph{S: ss, Vals: norm}, e.x, model.Mode{})
-	if err := logits.Value.CheckFinite(e.m.Name() + " logits"); err != nil {
-		return Eval{}, err
+	logits := m.Forward(tp, &model.Graph{S: ss, Vals: norm}, x, model.Mode{})
+	if err := logits.Value.CheckFinite(m.Name() + " logits"); err != nil {
+		return Eval{}, nil, err
 	}
 	gl := tensor.NewDense(logits.Value.Rows, logits.Value.Cols)
 	ev := Eval{Loss: loss(logits.Value, targets, labels, gl), Accuracy: accuracy(logits.Value, targets, labels)}
-	e.w, e.grad = w, nil
 	if !grad {
-		return ev, nil
+		return ev, nil, nil
 	}
 	// Σ logits ⊙ G has gradient G with respect to the logits.
 	tp.Backward(tp.Sum(tp.Mul(logits, tp.Const(gl))))
-	for _, q := range e.m.Params() {
+	for _, q := range m.Params() {
 		q.ZeroGrad()
 	}
-	e.grad = make([]float32, w.Nnz())
+	gw := make([]float32, w.Nnz())
 	if g := vals.Grad(); g != nil {
-		copy(e.grad, g.Data)
+		copy(gw, g.Data)
 	}
-	return ev, nil
+	return ev, gw, nil
 }
 
 // PairGrad implements Engine: the sum of both directions' entry gradients.

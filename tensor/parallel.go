@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"context"
+	"errors"
 	"runtime"
 	"slices"
 	"sync"
@@ -73,4 +75,50 @@ func parallelByNnz(a *CSR, fn func(lo, hi int)) {
 		lo = hi
 	}
 	wg.Wait()
+}
+
+// ForEachJob runs job(w, i) for every i in [0, n) on workers goroutines
+// (clamped to [1, n]), handing out the indices in order as goroutines free
+// up; w ∈ [0, workers) names the goroutine, so per-goroutine state (an
+// engine, scratch buffers) can be indexed by it. Results written by index
+// do not depend on the schedule. After every finished job progress (if
+// set) is called with the number done, never concurrently. Jobs not started
+// when ctx is cancelled fail with ctx's error; the errors of all jobs are
+// joined.
+func ForEachJob(ctx context.Context, n, workers int, job func(w, i int) error, progress func(done, total int)) error {
+	workers = max(1, min(workers, n))
+	errs := make([]error, n)
+	var (
+		mu         sync.Mutex
+		next, done int
+		wg         sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				errs[i] = job(w, i)
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, n)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -105,41 +104,13 @@ func Attack(ctx context.Context, adj *tensor.CSR, s *Surrogate, labels []int32, 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(targets)))
 	results := make([]Result, len(targets))
-	errs := make([]error, len(targets))
-	var mu sync.Mutex
-	done := 0
-	next := 0
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(targets) {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				results[i], errs[i] = base.attack(ctx, targets[i], int(labels[targets[i].Node]), o)
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, len(targets))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := tensor.ForEachJob(ctx, len(targets), workers, func(_, i int) error {
+		var err error
+		results[i], err = base.attack(ctx, targets[i], int(labels[targets[i].Node]), o)
+		return err
+	}, progress)
+	if err != nil {
 		return nil, err
 	}
 	return results, nil

@@ -124,14 +124,9 @@ func runAttack(c *cobra.Command, _ []string) error {
 			return usagef("--epsilon values must be in [0, 1], got %v", e)
 		}
 	}
-	lossName, _ := f.GetString("loss")
-	if lossName != "" {
-		if _, err := attack.LossByName(lossName); err != nil {
-			return usageError{err}
-		}
-	}
-	if s, _ := f.GetString("surrogate"); s != "gcn" {
-		return usagef("--surrogate must be gcn, got %q", s)
+	lossName, refine, err := sharedAttackFlags(f, spec)
+	if err != nil {
+		return err
 	}
 	seed, _ := f.GetInt("seed")
 	if seed < 0 {
@@ -139,12 +134,8 @@ func runAttack(c *cobra.Command, _ []string) error {
 	}
 	epochs, _ := f.GetInt("epochs")
 	block, _ := f.GetInt("block-size")
-	refine, _ := f.GetInt("refine")
-	if epochs < 0 || block < 0 || refine < 0 {
-		return usagef("--epochs, --block-size and --refine must be ≥ 0")
-	}
-	if refine > 0 && spec.Name != "prbcd" {
-		return usagef("--refine applies to prbcd only, not %s", spec.Name)
+	if epochs < 0 || block < 0 {
+		return usagef("--epochs and --block-size must be ≥ 0")
 	}
 	p, err := loadProblem(c, seed)
 	if err != nil {
@@ -371,4 +362,33 @@ func degreeTestFlag(f *pflag.FlagSet) (string, error) {
 		return "", usagef("--degree-test must be one of %s, got %q", strings.Join(attack.DegreeTests, ", "), s)
 	}
 	return s, nil
+}
+
+// sharedAttackFlags validates the flags global and targeted attacks share
+// (--loss, --surrogate, --refine, and that --variant and --degree-test
+// are given only to attacks that take them) and returns the loss name and refine rounds.
+func sharedAttackFlags(f *pflag.FlagSet, spec attack.Spec) (string, int, error) {
+	lossName, _ := f.GetString("loss")
+	if lossName != "" {
+		if _, err := attack.LossByName(lossName); err != nil {
+			return "", 0, usageError{err}
+		}
+	}
+	if s, _ := f.GetString("surrogate"); s != "gcn" {
+		return "", 0, usagef("--surrogate must be gcn, got %q", s)
+	}
+	refine, _ := f.GetInt("refine")
+	if refine < 0 {
+		return "", 0, usagef("--refine must be ≥ 0")
+	}
+	if refine > 0 && spec.Name != "prbcd" {
+		return "", 0, usagef("--refine applies to prbcd only, not %s", spec.Name)
+	}
+	if f.Changed("variant") && spec.Name != "metattack" {
+		return "", 0, usagef("--variant applies to metattack only, not %s", spec.Name)
+	}
+	if f.Changed("degree-test") && spec.Name != "metattack" && spec.Name != "nettack" {
+		return "", 0, usagef("--degree-test applies to nettack and metattack only, not %s", spec.Name)
+	}
+	return lossName, refine, nil
 }

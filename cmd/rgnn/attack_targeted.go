@@ -136,14 +136,9 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 			budget.Plus = k
 		}
 	}
-	lossName, _ := f.GetString("loss")
-	if lossName != "" {
-		if _, err := attack.LossByName(lossName); err != nil {
-			return usageError{err}
-		}
-	}
-	if s, _ := f.GetString("surrogate"); s != "gcn" {
-		return usagef("--surrogate must be gcn, got %q", s)
+	lossName, _, err := sharedAttackFlags(f, spec)
+	if err != nil {
+		return err
 	}
 	seed, _ := f.GetInt("seed")
 	epochs, _ := f.GetInt("epochs")

@@ -88,6 +88,8 @@ func TestAttackTargetedCommand(t *testing.T) {
 		{"--attack", "local_prbcd", "--targets", tf, "--lr-factor", "-1"},
 		{"--attack", "nettack", "--targets", tf, "--degree-test", "loose"},
 		{"--attack", "metattack", "--degree-test", "loose"},
+		{"--attack", "local_prbcd", "--targets", tf, "--refine", "3"},
+		{"--attack", "local_prbcd", "--targets", tf, "--degree-test", "off"},
 		{"--attack", "nettack", "--targets", tf, "--perturb", "edges"},
 		{"--attack", "local_prbcd", "--targets", tf, "--perturb", "features"},
 		{"--attack", "local_prbcd", "--targets", tf, "--perturb", "structure"}, // explicit on an edge-only attack

@@ -51,6 +51,8 @@ func TestAttackCommand(t *testing.T) {
 		{"attack", "--attack", "fgsm", "--refine", "5"},
 		{"attack", "--refine", "-1"},
 		{"attack", "--attack", "metattack", "--degree-test", "strict"},
+		{"attack", "--attack", "fgsm", "--degree-test", "off"},
+		{"attack", "--attack", "pgd", "--variant", "approx"},
 	} {
 		_, err := runRoot(t, append(args, "--data-dir", dir, "--quiet")...)
 		var ue usageError
