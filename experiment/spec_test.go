@@ -169,6 +169,9 @@ func TestShippedExperiments(t *testing.T) {
 	if counts["certification"] != 2*3*(13+13*3) {
 		t.Errorf("certification: %d runs", counts["certification"])
 	}
+	if counts["gat_citeseer_seeds"] != 2*40 {
+		t.Errorf("gat_citeseer_seeds: %d runs", counts["gat_citeseer_seeds"])
+	}
 	for _, quick := range []bool{true, false} {
 		e, err := Reproduction("cora_ml", quick)
 		if err != nil {
