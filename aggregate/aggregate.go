@@ -11,7 +11,11 @@ import (
 // Aggregator is implemented by every aggregation. Forward overwrites out
 // (a.Rows × x.Cols) and returns the state Backward needs; Backward
 // accumulates into gradX and gradVals (either may be nil). An Aggregator
-// keeps buffers between calls: use one per layer and goroutine.
+// keeps buffers between calls: use one per layer and goroutine. An
+// aggregation may also have ForwardForBackward (autograd.BackwardAggregator:
+// Forward for a call whose Backward can follow, keeping what Backward would
+// otherwise recompute); autograd.Tape.Aggregate calls it when it records
+// the op.
 type Aggregator interface {
 	Name() string
 	Forward(a *tensor.CSR, x, out *tensor.Dense) any

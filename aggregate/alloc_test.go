@@ -31,7 +31,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 		gx := tensor.NewDense(x.Rows, x.Cols)
 		gv := make([]float32, a.Nnz())
 		step := func() {
-			st := agg.Forward(a, x, out)
+			st := forwardForBackward(agg, a, x, out)
 			agg.Backward(st, g, gx, gv)
 		}
 		step()

@@ -265,19 +265,30 @@ func TestGradientsGram(t *testing.T) {
 	st := agg.Forward(a, x, out)
 	gx := tensor.NewDense(x.Rows, x.Cols)
 	gv := make([]float32, a.Nnz())
+	sm := agg.(*SoftKMedoid)
+	if sm.st.keep {
+		t.Fatal("Forward kept the distances")
+	}
 	agg.Backward(st, w, gx, gv)
-	// After a Backward, Forward keeps the distances for the next one
-	// instead of Backward recomputing them: the same bits.
+	// ForwardForBackward keeps the distances for Backward instead of
+	// Backward recomputing them: the same bits.
 	gx2 := tensor.NewDense(x.Rows, x.Cols)
 	gv2 := make([]float32, a.Nnz())
-	agg.Backward(agg.Forward(a, x, out), w, gx2, gv2)
-	if sm := agg.(*SoftKMedoid); !sm.st.keep {
-		t.Fatal("the second Forward did not keep the distances")
+	agg.Backward(sm.ForwardForBackward(a, x, out), w, gx2, gv2)
+	if !sm.st.keep {
+		t.Fatal("ForwardForBackward did not keep the distances")
 	}
-	for i, v := range slices.Concat(gx.Data, gv) {
-		if math.Float32bits(v) != math.Float32bits(slices.Concat(gx2.Data, gv2)[i]) {
+	want, got := slices.Concat(gx.Data, gv), slices.Concat(gx2.Data, gv2)
+	for i, v := range want {
+		if math.Float32bits(v) != math.Float32bits(got[i]) {
 			t.Fatalf("kept distances: gradient %d differs", i)
 		}
+	}
+	// A Forward after a Backward still does not keep them: forward-only
+	// use of a trained model never pays for them.
+	agg.Forward(a, x, out)
+	if sm.st.keep {
+		t.Fatal("Forward after a Backward kept the distances")
 	}
 	const h = 1e-3
 	check := func(what string, k int, p *float32, ana float32) {

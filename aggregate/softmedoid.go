@@ -23,14 +23,6 @@ type SoftKMedoid struct {
 	opts     Options
 	st       softState
 	fwd, bwd func(chunk, lo, hi int) // bound once: method values allocate
-	// trained is set by the first Backward. From then on Forward keeps the
-	// pairwise distances for Backward (k² floats per row: 46 MB for
-	// cora_ml with k = 64) when the embeddings are at least smallD wide.
-	// Before (forward-only use: inference, certificates) and for narrow
-	// embeddings, where computing them is cheap, Backward recomputes them,
-	// the same bits. Writing them and reading them back costs memory
-	// traffic comparable to computing them (see DESIGN.md).
-	trained bool
 }
 
 type softState struct {
@@ -39,8 +31,9 @@ type softState struct {
 	out    *tensor.Dense
 	rowSum []float64
 	selPtr []int // per row: start of its selected entries in sel
-	// keep: Forward keeps the distances for Backward (see trained);
-	// distPtr[r] is then the start of row r's nk×nk distances in dist.
+	// keep: the forward pass kept the distances for Backward (see
+	// ForwardForBackward); distPtr[r] is then the start of row r's nk×nk
+	// distances in dist.
 	keep    bool
 	distPtr []int
 	dist    []float32
@@ -88,8 +81,26 @@ func selectTopK(a *tensor.CSR, r, k int, sel []int) []int {
 	return sel
 }
 
-// Forward implements Aggregator.
+// Forward implements Aggregator. Backward after it recomputes the pairwise
+// distances.
 func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
+	return m.forward(a, x, out, false)
+}
+
+// ForwardForBackward is Forward for a call whose Backward can follow
+// (autograd.Tape.Aggregate calls it when it records the op): for embeddings
+// at least smallD wide it keeps the pairwise distances for Backward (k²
+// floats per row: 46 MB for cora_ml with k = 64) instead of Backward
+// recomputing them, the same bits. Writing them and reading them back costs
+// memory traffic comparable to computing them, so a lone forward pass (and
+// a narrow one, where computing them is cheap) does not keep them (see
+// DESIGN.md).
+func (m *SoftKMedoid) ForwardForBackward(a *tensor.CSR, x, out *tensor.Dense) any {
+	return m.forward(a, x, out, true)
+}
+
+// forward is Forward; keep asks to keep the distances for Backward.
+func (m *SoftKMedoid) forward(a *tensor.CSR, x, out *tensor.Dense, keep bool) any {
 	checkShapes("SoftKMedoid", a, x, out)
 	st := &m.st
 	st.a, st.x, st.out = a, x, out
@@ -102,7 +113,7 @@ func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 		st.sel = selectTopK(a, r, k, st.sel)
 	}
 	st.selPtr[a.Rows] = len(st.sel)
-	st.keep = m.trained && x.Cols >= smallD
+	st.keep = keep && x.Cols >= smallD
 	if st.keep {
 		st.distPtr = grow(st.distPtr, a.Rows+1)
 		st.distPtr[0] = 0
@@ -378,7 +389,6 @@ func (st *softState) rowDist(ws *workspace, r, nk int) []float32 {
 // Backward implements Aggregator.
 func (m *SoftKMedoid) Backward(state any, gradOut, gradX *tensor.Dense, gradVals []float32) {
 	st := state.(*softState)
-	m.trained = true
 	if gradX != nil {
 		st.grads.reset(st.a, st.x.Cols)
 	}

@@ -158,12 +158,28 @@ type Aggregator interface {
 	Backward(state any, gradOut, gradX *tensor.Dense, gradVals []float32)
 }
 
+// BackwardAggregator is an Aggregator whose forward pass can prepare for a
+// Backward: ForwardForBackward is Forward for a call whose Backward can
+// follow, and may keep intermediates that Backward would otherwise
+// recompute (the same results either way). Aggregate calls it exactly when
+// the tape records the op, so forward-only use (a NoGrad tape, or inputs
+// that need no gradient) never pays for them.
+type BackwardAggregator interface {
+	Aggregator
+	ForwardForBackward(a *tensor.CSR, x, out *tensor.Dense) any
+}
+
 // Aggregate returns agg applied to x over the rows of A (structure s, values
 // vals or s's defaults).
 func (t *Tape) Aggregate(agg Aggregator, s *Sparse, vals, x *Var) *Var {
 	a := s.with(vals)
 	out := t.newVar(a.Rows, x.Value.Cols)
-	st := agg.Forward(a, x.Value, out.Value)
+	var st any
+	if ba, ok := agg.(BackwardAggregator); ok && t.grads && (x.NeedsGrad() || vals.NeedsGrad()) {
+		st = ba.ForwardForBackward(a, x.Value, out.Value)
+	} else {
+		st = agg.Forward(a, x.Value, out.Value)
+	}
 	t.record(out, func() {
 		if out.grad == nil {
 			return
