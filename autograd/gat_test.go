@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rgnn/rgnn/internal/cputime"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -150,4 +151,46 @@ func TestGATAttentionDeterministicAcrossProcs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkGATAttention is one GAT hidden layer's attention (forward +
+// backward): 8 heads of 8 features with attention dropout 0.6 on a random
+// graph of 2810 nodes and about 16 entries per row.
+func BenchmarkGATAttention(b *testing.B) {
+	const n = 2810
+	rng := rand.New(rand.NewPCG(2, 2))
+	var es []tensor.Entry
+	for i := range n {
+		for range 16 {
+			es = append(es, tensor.Entry{Row: int32(i), Col: int32(rng.IntN(n)), Val: 1})
+		}
+	}
+	a, err := tensor.FromCOO(n, n, es)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := NewSparse(a)
+	in := []*tensor.Dense{randDense(rng, n, 64)}
+	for range 16 {
+		in = append(in, randDense(rng, 8, 1))
+	}
+	w := randDense(rng, n, 64)
+	tp := NewTape()
+	c0, _ := cputime.Process()
+	for i := 0; b.Loop(); i++ {
+		tp.Reset()
+		vars := make([]*Var, len(in))
+		for j, d := range in {
+			vars[j] = tp.Leaf(d)
+		}
+		h, src, dst := splitGAT(vars)
+		seed := uint64(i) * 8
+		out := tp.GATAttention(s, h, src, dst, 0.2, 0.6, []uint64{seed, seed + 1, seed + 2, seed + 3, seed + 4, seed + 5, seed + 6, seed + 7})
+		out.grad = w
+		for k := len(tp.back) - 1; k >= 0; k-- {
+			tp.back[k]()
+		}
+	}
+	c1, _ := cputime.Process()
+	b.ReportMetric(float64((c1-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }

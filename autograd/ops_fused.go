@@ -51,7 +51,7 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 	scale := float32(1 / (1 - p))
 	thr := int32(math.Round(p * 65536))
 	xd, bd, od := x.Value.Data, b.Value.Data, out.Value.Data
-	// Element e's coin is bits 16·(e mod 4) of splitmix64(seed + ⌊e/4⌋·φ),
+	// Element e's coin is bits 16·(e mod 4) of dropHash(seed, ⌊e/4⌋),
 	// as in Dropout; rows are processed whole, so quads are cut by rows only
 	// when C is not a multiple of 4 (then element by element).
 	tensor.Parallel(rows, func(lo, hi int) {
@@ -65,13 +65,11 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 				if mask != nil {
 					ms = mask.Data[i*c : (i+1)*c]
 				}
-				sb := math.Float32bits(scale)
 				for j := 0; j+4 <= c; j += 4 {
-					hq := splitmix64(seed + uint64((i*c+j)/4)*0x9e3779b97f4a7c15)
+					hq := dropHash(seed, (i*c+j)/4)
 					x4, b4, o4 := xs[j:j+4:j+4], bd[j:j+4:j+4], os[j:j+4:j+4]
 					for l := range 4 {
-						coin := int32(hq >> (16 * l) & 0xffff)
-						m := math.Float32frombits(sb & uint32((thr-1-coin)>>31))
+						m := dropKeep(hq>>(16*l), thr, scale)
 						v := x4[l] + b4[l]
 						y := math.Float32frombits(math.Float32bits(v) & uint32(int32(^math.Float32bits(v))>>31))
 						o4[l] = y * m
@@ -113,11 +111,9 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 					ms = mask.Data[e0 : e0+c]
 				}
 				for j := 0; j+4 <= c; j += 4 {
-					hq := splitmix64(seed + uint64((e0+j)/4)*0x9e3779b97f4a7c15)
-					m0 := scale * float32(uint32(^(int32(hq&0xffff)-thr))>>31)
-					m1 := scale * float32(uint32(^(int32(hq>>16&0xffff)-thr))>>31)
-					m2 := scale * float32(uint32(^(int32(hq>>32&0xffff)-thr))>>31)
-					m3 := scale * float32(uint32(^(int32(hq>>48&0xffff)-thr))>>31)
+					hq := dropHash(seed, (e0+j)/4)
+					m0, m1 := dropKeep(hq, thr, scale), dropKeep(hq>>16, thr, scale)
+					m2, m3 := dropKeep(hq>>32, thr, scale), dropKeep(hq>>48, thr, scale)
 					o4 := os[j : j+4 : j+4]
 					o4[0] *= m0
 					o4[1] *= m1
@@ -133,10 +129,9 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 			for j := range os {
 				e := e0 + j
 				if j == 0 || e%4 == 0 {
-					hsh = splitmix64(seed + uint64(e/4)*0x9e3779b97f4a7c15)
-					hsh >>= 16 * uint(e%4)
+					hsh = dropHash(seed, e/4) >> (16 * uint(e%4))
 				}
-				m := scale * float32(uint32(^(int32(hsh&0xffff)-thr))>>31)
+				m := dropKeep(hsh, thr, scale)
 				hsh >>= 16
 				os[j] *= m
 				if mask != nil {

@@ -102,8 +102,8 @@ func (t *Tape) GATAttention(s *Sparse, h *Var, attSrc, attDst []*Var, slope floa
 				if mask != nil {
 					// Dropout's coin for element q of an nnz×1 vector.
 					for q := k0; q < k1; q++ {
-						hs := splitmix64(seeds[k]+uint64(q/4)*0x9e3779b97f4a7c15) >> (16 * uint(q%4))
-						mask.Data[q*nh+k] = scale * float32(uint32(^(int32(hs&0xffff)-thr))>>31)
+						hs := dropHash(seeds[k], q/4) >> (16 * uint(q%4))
+						mask.Data[q*nh+k] = dropKeep(hs, thr, scale)
 					}
 				}
 			}
