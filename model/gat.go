@@ -57,12 +57,7 @@ func gatSpecs() []Spec {
 // U(±√(6 / (heads + 2·perHead))), of which each head's source and target
 // halves are the vectors here.
 func attInit(rng *rand.Rand, perHead, heads int) *tensor.Dense {
-	d := tensor.NewDense(perHead, 1)
-	a := math.Sqrt(6 / float64(heads+2*perHead))
-	for i := range d.Data {
-		d.Data[i] = float32((2*rng.Float64() - 1) * a)
-	}
-	return d
+	return uniformInit(rng, perHead, 1, math.Sqrt(6/float64(heads+2*perHead)))
 }
 
 // Name implements Model.

@@ -176,10 +176,16 @@ func builtins() []Spec {
 	return slices.Concat(gcnSpecs(), appnpSpecs(), gatSpecs(), rgcnSpecs())
 }
 
-// glorot returns a rows×cols matrix with Glorot-uniform entries.
+// glorot returns a rows×cols matrix with Glorot-uniform entries,
+// U(±√(6 / (rows + cols))).
 func glorot(rng *rand.Rand, rows, cols int) *tensor.Dense {
+	return uniformInit(rng, rows, cols, math.Sqrt(6/float64(rows+cols)))
+}
+
+// uniformInit returns a rows×cols matrix with entries drawn from U(−a, a),
+// one rng.Float64 per entry in row-major order.
+func uniformInit(rng *rand.Rand, rows, cols int, a float64) *tensor.Dense {
 	d := tensor.NewDense(rows, cols)
-	a := math.Sqrt(6 / float64(rows+cols))
 	for i := range d.Data {
 		d.Data[i] = float32((2*rng.Float64() - 1) * a)
 	}
