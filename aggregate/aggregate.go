@@ -103,10 +103,15 @@ func checkShapes(name string, a *tensor.CSR, x, out *tensor.Dense) {
 // fixed chunks of runFixed, and chunk c adds into its own private x.Rows × d
 // buffer, in row order; reduce then adds the buffers into gradX in chunk
 // order. The chunks depend only on A's row count, so the result is the same
-// bits for any GOMAXPROCS. Memory is min(4, rows/256) × x.Rows × d floats
-// (2.9 MB for cora_ml with d = 64), much less than one slot per edge (46 MB
-// there). Fewer chunks mean fewer cold first touches of the buffers' rows:
-// 4 measured 6% less CPU time than 8 for the Soft Medoid backward.
+// bits for any GOMAXPROCS. Memory is min(4, max(1, rows/256)) × x.Rows × d
+// floats (2.9 MB for cora_ml with d = 64), much less than one slot per edge
+// (46 MB there). Fewer chunks mean fewer cold first touches of the buffers'
+// rows: 4 measured 6% less CPU time than 8 for the Soft Medoid backward.
+//
+// Between passes the whole of buf (its capacity) is zero: it is allocated
+// zero, the backward passes write only through row, and reduce clears every
+// part it adds (all the chunks, all the x rows). A new pass with a
+// different layout over the same memory thus needs no clearing.
 type scatterGrads struct {
 	buf      []float32 // chunk c, x row j: buf[(c*xRows+j)*d:][:d]
 	xRows, d int
@@ -124,12 +129,12 @@ func (e *scatterGrads) reset(a *tensor.CSR, d int) {
 	need := count * a.Cols * d
 	if cap(e.buf) < need {
 		e.buf = make([]float32, need)
-		e.dirty = false
+	} else if e.dirty {
+		// An interrupted pass (a panic in a backward kernel) left partial
+		// sums, possibly beyond this pass's length.
+		clear(e.buf[:cap(e.buf)])
 	}
 	e.buf = e.buf[:need]
-	if e.dirty || e.xRows != a.Cols || e.d != d {
-		clear(e.buf) // a different layout over the same memory
-	}
 	e.xRows, e.d, e.count = a.Cols, d, count
 	e.dirty = true
 }
@@ -143,6 +148,9 @@ func (e *scatterGrads) row(chunk, j int) []float32 {
 // reduce adds the chunk buffers into gradX in chunk order (parallel over the
 // rows of gradX) and leaves them zero for the next pass.
 func (e *scatterGrads) reduce(gradX *tensor.Dense) {
+	if gradX.Rows != e.xRows || gradX.Cols != e.d {
+		panic(fmt.Sprintf("aggregate: gradient %s for an x of %d×%d", gradX.Shape(), e.xRows, e.d))
+	}
 	if e.reduceFn == nil {
 		e.reduceFn = e.reduceRows // bound once: method values allocate
 	}

@@ -310,3 +310,70 @@ func TestGradientsGram(t *testing.T) {
 		check("A", k, &a.Values[k], gv[k])
 	}
 }
+
+// TestBackwardReusesBuffers runs every aggregation's backward on a
+// sequence of graphs and widths with one aggregator (its gradient buffers
+// reused over different layouts: row and column counts, widths, chunk
+// counts) and checks each result against a fresh aggregator's, bit for bit.
+func TestBackwardReusesBuffers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	type problem struct {
+		a    *tensor.CSR
+		x, w *tensor.Dense
+	}
+	var ps []problem
+	for _, c := range []struct{ rows, cols, deg, d int }{
+		{1100, 1100, 12, 8}, {300, 300, 10, 16}, {600, 900, 8, 5}, {1100, 700, 6, 8}, {300, 300, 10, 16},
+	} {
+		var es []tensor.Entry
+		for i := range c.rows {
+			for range c.deg {
+				es = append(es, tensor.Entry{Row: int32(i), Col: int32(rng.IntN(c.cols)), Val: float32(0.1 + rng.Float64())})
+			}
+		}
+		a, err := tensor.FromCOO(c.rows, c.cols, es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, problem{a, randX(rng, c.cols, c.d), randX(rng, c.rows, c.d)})
+	}
+	backward := func(agg Aggregator, p problem) []float32 {
+		out := tensor.NewDense(p.a.Rows, p.x.Cols)
+		gx := tensor.NewDense(p.x.Rows, p.x.Cols)
+		agg.Backward(forwardForBackward(agg, p.a, p.x, out), p.w, gx, nil)
+		return gx.Data
+	}
+	for _, name := range Names() {
+		reused, _ := New(name, Options{K: 8, Temperature: 0.5})
+		for i, p := range ps {
+			fresh, _ := New(name, Options{K: 8, Temperature: 0.5})
+			want, got := backward(fresh, p), backward(reused, p)
+			for j := range want {
+				if math.Float32bits(want[j]) != math.Float32bits(got[j]) {
+					t.Fatalf("%s: problem %d: gradient %d: reused %v, fresh %v", name, i, j, got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// TestScatterGradsInterrupted checks that a pass whose reduce never came
+// (a panic in a backward kernel) leaves no partial sums behind for the
+// next pass, even one of a shorter layout.
+func TestScatterGradsInterrupted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 2))
+	big, small := randGraph(rng, 1100, 4), randGraph(rng, 300, 4)
+	var e scatterGrads
+	e.reset(big, 8)
+	for c := range e.count {
+		for j := range e.xRows {
+			for k := range e.row(c, j) {
+				e.row(c, j)[k] = 1
+			}
+		}
+	}
+	e.reset(small, 8)
+	if i := slices.IndexFunc(e.buf[:cap(e.buf)], func(v float32) bool { return v != 0 }); i >= 0 {
+		t.Fatalf("element %d of the buffers is %v after an interrupted pass", i, e.buf[i])
+	}
+}
