@@ -60,11 +60,16 @@ func (t *Tape) transposed(s *Sparse, vals *Var) *tensor.CSR {
 	if vals == nil {
 		return at
 	}
-	v := t.alloc(len(perm), 1).Data
+	return at.WithValues(permute(t.alloc(len(perm), 1).Data, vals.Value.Data, perm))
+}
+
+// permute writes the values v of a matrix's entries in the order of its
+// transpose (dst[p] = v[perm[p]], perm from Sparse.T) and returns dst.
+func permute(dst, v []float32, perm []int) []float32 {
 	for p, k := range perm {
-		v[p] = vals.Value.Data[k]
+		dst[p] = v[k]
 	}
-	return at.WithValues(v)
+	return dst
 }
 
 // varOrNil lets a nil *Var pass through the variadic inputs of record.

@@ -180,10 +180,7 @@ func (s *Sparse) T() (*tensor.CSR, []int) {
 // structure with the values permuted, instead of transposing again.
 func (s *Sparse) WithValues(v []float32) *Sparse {
 	at, perm := s.T()
-	tv := make([]float32, len(perm))
-	for p, k := range perm {
-		tv[p] = v[k]
-	}
+	tv := permute(make([]float32, len(perm)), v, perm)
 	n := &Sparse{A: s.A.WithValues(v), at: at.WithValues(tv), perm: perm}
 	n.once.Do(func() {})
 	return n
