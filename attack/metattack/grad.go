@@ -190,19 +190,32 @@ func (s *surrogate) ceGrad(f *fwd, y []int32, mask []bool) ([]float64, float64) 
 	return g, loss / float64(cnt)
 }
 
-// trainGrad is the gradient of the training loss at f: returns the
+// tgrad holds the gradient of the training loss at a forward pass: the
 // intermediates dO, E = Â·dO, dH = E·W2ᵀ and gW1, gW2.
 type tgrad struct{ dO, e, dH, g1, g2 []float64 }
 
+// trainGrad returns the gradient of the training loss at f.
 func (s *surrogate) trainGrad(f *fwd, w2 []float64) *tgrad {
+	t := s.trainErr(f)
+	s.paramGrads(f, t, w2)
+	return t
+}
+
+// trainErr returns a tgrad with only dO and E set (what Meta-Self's reverse
+// pass keeps of each step).
+func (s *surrogate) trainErr(f *fwd) *tgrad {
 	t := &tgrad{}
 	t.dO, _ = s.ceGrad(f, s.p.Labels, s.trainM)
 	t.e = s.spmmA(t.dO, s.c)
+	return t
+}
+
+// paramGrads sets t.g2, t.dH and t.g1 from t.e.
+func (s *surrogate) paramGrads(f *fwd, t *tgrad, w2 []float64) {
 	t.g2 = s.mulAT(f.hh, t.e, s.n, s.h, s.c)
 	t.dH = s.mulBT(t.e, w2, s.n, s.c, s.h)
 	ff := s.spmmA(t.dH, s.h)
 	t.g1 = s.csrMul(s.xT, ff, s.h)
-	return t
 }
 
 // addFactor records Ā += l·rᵀ for l, r n×k (MetaApprox: explicit factors).
@@ -263,6 +276,7 @@ func (s *surrogate) approx(o Options) {
 	v := [2][]float64{s.buf(len(s.w1)), s.buf(len(s.w2))}
 	const b1, b2, eps = 0.9, 0.999, 1e-8
 	for t := 1; t <= o.TrainIters; t++ {
+		mk := s.ws.ar.mark() // this step's intermediates are freed at its end
 		f := s.forward(w[0], w[1])
 		tg := s.trainGrad(f, w[1])
 		s.attackBackward(f, w[1], t)
@@ -275,6 +289,7 @@ func (s *surrogate) approx(o Options) {
 				w[k][i] -= o.LR * (m[k][i] / c1) / (math.Sqrt(v[k][i]/c2) + eps)
 			}
 		}
+		s.ws.ar.release(mk)
 	}
 	if o.TrainIters == 0 {
 		s.attackBackward(s.forward(w[0], w[1]), w[1], 0)
@@ -285,7 +300,9 @@ func (s *surrogate) approx(o Options) {
 // final W1, the W2 trajectory W2_0..W2_T, the forward intermediates of
 // every step and C_0..C_T, the coordinates of W1_t = W1_0 + G·C_t with
 // G = Xᵀ·Â²·E_T (every gradient of W1 is G·dO[T]·W2ᵀ, dO being zero off
-// the training nodes), so that N_t = X·W1_t = X·W1_0 + (X·G)·C_t.
+// the training nodes), so that N_t = X·W1_t = X·W1_0 + (X·G)·C_t. Of each
+// step's training gradient only dO and E are kept (the reverse pass needs
+// no more): gW1, gW2 and their intermediates are freed after the update.
 func (s *surrogate) trainSGD(o Options) (w1 []float64, w2s [][]float64, fs []*fwd, tgs []*tgrad, cs [][]float64) {
 	w1 = s.buf(len(s.w1))
 	copy(w1, s.w1)
@@ -302,8 +319,10 @@ func (s *surrogate) trainSGD(o Options) (w1 []float64, w2s [][]float64, fs []*fw
 		copy(ct, cc)
 		cs = append(cs, ct)
 		f := s.forward(w1, w2)
-		tg := s.trainGrad(f, w2)
+		tg := s.trainErr(f)
 		fs, tgs = append(fs, f), append(tgs, tg)
+		mk := s.ws.ar.mark()
+		s.paramGrads(f, tg, w2)
 		for i := range w1 {
 			v1[i] = o.Momentum*v1[i] + tg.g1[i]
 			w1[i] -= o.LR * v1[i]
@@ -312,6 +331,8 @@ func (s *surrogate) trainSGD(o Options) (w1 []float64, w2s [][]float64, fs []*fw
 			v2[i] = o.Momentum*v2[i] + tg.g2[i]
 			w2[i] -= o.LR * v2[i]
 		}
+		s.ws.ar.release(mk)
+		tg.g1, tg.g2, tg.dH = nil, nil, nil
 		for ti, tr := range s.p.Train { // a = dO[T]·W2ᵀ (with the W2 of this step)
 			d := tg.dO[tr*c : (tr+1)*c]
 			for k := range h {
