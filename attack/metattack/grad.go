@@ -11,18 +11,19 @@ import (
 
 // dense helpers on row-major float64 slices.
 
-// spmmA returns Â·x for x n×k.
-func (s *surrogate) spmmA(x []float64, k int) []float64 {
-	out := s.buf(s.n * k)
-	a := s.atil
-	tensor.Parallel(s.n, func(lo, hi int) {
+// spmm64 returns m·x for the sparse m (r×q) with the float64 values vals
+// (on m's structure) and x dense q×k, in parallel over rows; rows of width
+// 16 use rowMul16.
+func (s *surrogate) spmm64(m *tensor.CSR, vals, x []float64, k int) []float64 {
+	out := s.buf(m.Rows * k)
+	tensor.Parallel(m.Rows, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := out[i*k : (i+1)*k]
-			if k == 16 && rowMul16(o, s.ahat[a.Indptr[i]:a.Indptr[i+1]], a.Indices[a.Indptr[i]:a.Indptr[i+1]], x) {
+			if k == 16 && rowMul16(o, vals[m.Indptr[i]:m.Indptr[i+1]], m.Indices[m.Indptr[i]:m.Indptr[i+1]], x) {
 				continue
 			}
-			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-				v, j := s.ahat[p], int(a.Indices[p])
+			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+				v, j := vals[p], int(m.Indices[p])
 				xj := x[j*k : (j+1)*k]
 				for c := range o {
 					o[c] += v * xj[c]
@@ -33,29 +34,9 @@ func (s *surrogate) spmmA(x []float64, k int) []float64 {
 	return out
 }
 
-// csrMul returns m·w for sparse m (r×q, s.p.X or s.xT) and dense w (q×k).
-func (s *surrogate) csrMul(m *tensor.CSR, w []float64, k int) []float64 {
-	out := s.buf(m.Rows * k)
-	mv := s.ws.xv
-	if m == s.xT {
-		mv = s.ws.xTv
-	}
-	tensor.Parallel(m.Rows, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			o := out[i*k : (i+1)*k]
-			if k == 16 && rowMul16(o, mv[m.Indptr[i]:m.Indptr[i+1]], m.Indices[m.Indptr[i]:m.Indptr[i+1]], w) {
-				continue
-			}
-			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-				v, j := mv[p], int(m.Indices[p])
-				wj := w[j*k : (j+1)*k]
-				for c := range o {
-					o[c] += v * wj[c]
-				}
-			}
-		}
-	})
-	return out
+// spmmA returns Â·x for x n×k.
+func (s *surrogate) spmmA(x []float64, k int) []float64 {
+	return s.spmm64(s.atil, s.ahat, x, k)
 }
 
 // mul returns a (r×q) · b (q×k), in parallel over rows.
@@ -143,7 +124,7 @@ type fwd struct {
 
 func (s *surrogate) forward(w1, w2 []float64) *fwd {
 	f := &fwd{}
-	f.nn = s.csrMul(s.p.X, w1, s.h)
+	f.nn = s.spmm64(s.p.X, s.ws.xv, w1, s.h)
 	f.hh = s.spmmA(f.nn, s.h)
 	f.m = s.mul(f.hh, w2, s.n, s.h, s.c)
 	f.o = s.spmmA(f.m, s.c)
@@ -215,7 +196,7 @@ func (s *surrogate) paramGrads(f *fwd, t *tgrad, w2 []float64) {
 	t.g2 = s.mulAT(f.hh, t.e, s.n, s.h, s.c)
 	t.dH = s.mulBT(t.e, w2, s.n, s.c, s.h)
 	ff := s.spmmA(t.dH, s.h)
-	t.g1 = s.csrMul(s.xT, ff, s.h)
+	t.g1 = s.spmm64(s.xT, s.ws.xTv, ff, s.h)
 }
 
 // addFactor records Ā += l·rᵀ for l, r n×k (MetaApprox: explicit factors).
@@ -254,7 +235,7 @@ func (s *surrogate) attackBackward(f *fwd, w2 []float64, slot int) ([]float64, [
 	hb := s.mulBT(mb, w2, s.n, s.c, s.h)
 	s.factors(hb, ob, f, w2, slot)
 	nb := s.spmmA(hb, s.h)
-	return s.csrMul(s.xT, nb, s.h), w2b, loss
+	return s.spmm64(s.xT, s.ws.xTv, nb, s.h), w2b, loss
 }
 
 // metaGrad returns the dense n×n gradient Ā of the attack loss with
@@ -376,7 +357,7 @@ func (s *surrogate) unrolled(o Options) {
 		}
 		// VJP of g(W1, W2, Â) = (gW1, gW2) with cotangent (v1, v2).
 		f, tg := fs[t], tgs[t]                        // intermediates kept from the forward training
-		fb := s.csrMul(s.p.X, v1, s.h)                // F̄ = X·Ṽ1
+		fb := s.spmm64(s.p.X, s.ws.xv, v1, s.h)       // F̄ = X·Ṽ1
 		q := s.mul(fb, w2, s.n, s.h, s.c)             // F̄·W2: Ā += (F̄W2)·dOᵀ·Â
 		dhb := s.spmmA(fb, s.h)                       // dH̄ = Â·F̄
 		eb := s.mul(dhb, w2, s.n, s.h, s.c)           // Ē = dH̄·W2
@@ -403,7 +384,7 @@ func (s *surrogate) unrolled(o Options) {
 		addTo(wb2, s.mulAT(f.hh, mb, s.n, s.h, s.c))
 		s.factors(hb, ob, f, w2, t)
 		nb := s.spmmA(hb, s.h)
-		addTo(wb1, s.csrMul(s.xT, nb, s.h))
+		addTo(wb1, s.spmm64(s.xT, s.ws.xTv, nb, s.h))
 		for i := range v1 {
 			c1[i] = o.Momentum * v1[i]
 		}

@@ -60,8 +60,8 @@ func newLowRank(s *surrogate, cs [][]float64) *lowRank {
 		e[tr*nt+j] = 1
 	}
 	z := s.spmmA(s.spmmA(e, nt), nt)
-	xg := s.csrMul(s.p.X, s.csrMul(s.xT, z, nt), nt)
-	n0 := s.csrMul(s.p.X, s.w1, h)
+	xg := s.spmm64(s.p.X, s.ws.xv, s.spmm64(s.xT, s.ws.xTv, z, nt), nt)
+	n0 := s.spmm64(s.p.X, s.ws.xv, s.w1, h)
 	k := h + nt
 	l.basis = s.buf(n * k)
 	for i := range n {
