@@ -341,7 +341,11 @@ func (s *surrogate) attackLoss(o Options) float64 {
 func (s *surrogate) unrolled(o Options) {
 	w1, w2s, fs, tgs, cs := s.trainSGD(o)
 	T := o.TrainIters
-	s.lr = newLowRank(s, cs)
+	var n0 []float64 // X·W1_0: the first step's forward pass has it
+	if T > 0 {
+		n0 = fs[0].nn
+	}
+	s.lr = newLowRank(s, cs, n0)
 	wb1, wb2, _ := s.attackBackward(s.forward(w1, w2s[T]), w2s[T], T)
 	c1, c2 := s.buf(len(wb1)), s.buf(len(wb2)) // μ·Ṽ_{t+2}
 	nt := len(s.p.Train)
