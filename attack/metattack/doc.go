@@ -31,9 +31,12 @@
 // steps (see lowrank.go). MetaApprox (Adam: not in that span) keeps the
 // explicit factors. Terms that only touch the training columns are kept as
 // n×|T| matrices. Every float64 intermediate of a flip (Meta-Self keeps
-// the forward pass of its 100 inner steps for the reverse pass) comes from
-// an arena reused across flips, as do the float32 assembly and score
+// the forward pass of its 100 inner steps for the reverse pass; each step's
+// other temporaries are released at its end) comes from an arena reused
+// across flips, as do the float32 assembly and score
 // buffers: after the first flip a flip allocates a few MB. The sparse
 // features and the graph stay sparse. With GOEXPERIMENT=simd the products
-// use AVX2 kernels (tensor.GemmSmall; 4-wide float64 rows for X·W).
+// use AVX2 kernels (tensor.GemmSmall; rowMul16, four 4-wide float64
+// accumulators, for the sparse products with 16 columns: X·W1, Â·(n×16)
+// and Xᵀ·(n×16)).
 package metattack

@@ -11,18 +11,19 @@ import (
 
 // dense helpers on row-major float64 slices.
 
-// spmmA returns Â·x for x n×k.
-func (s *surrogate) spmmA(x []float64, k int) []float64 {
-	out := s.buf(s.n * k)
-	a := s.atil
-	tensor.Parallel(s.n, func(lo, hi int) {
+// spmm64 returns m·x for the sparse m (r×q) with the float64 values vals
+// (on m's structure) and x dense q×k, in parallel over rows; rows of width
+// 16 use rowMul16.
+func (s *surrogate) spmm64(m *tensor.CSR, vals, x []float64, k int) []float64 {
+	out := s.buf(m.Rows * k)
+	tensor.Parallel(m.Rows, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := out[i*k : (i+1)*k]
-			if k == 16 && rowMul16(o, s.ahat[a.Indptr[i]:a.Indptr[i+1]], a.Indices[a.Indptr[i]:a.Indptr[i+1]], x) {
+			if k == 16 && rowMul16(o, vals[m.Indptr[i]:m.Indptr[i+1]], m.Indices[m.Indptr[i]:m.Indptr[i+1]], x) {
 				continue
 			}
-			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-				v, j := s.ahat[p], int(a.Indices[p])
+			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+				v, j := vals[p], int(m.Indices[p])
 				xj := x[j*k : (j+1)*k]
 				for c := range o {
 					o[c] += v * xj[c]
@@ -33,29 +34,9 @@ func (s *surrogate) spmmA(x []float64, k int) []float64 {
 	return out
 }
 
-// csrMul returns m·w for sparse m (r×q, s.p.X or s.xT) and dense w (q×k).
-func (s *surrogate) csrMul(m *tensor.CSR, w []float64, k int) []float64 {
-	out := s.buf(m.Rows * k)
-	mv := s.ws.xv
-	if m == s.xT {
-		mv = s.ws.xTv
-	}
-	tensor.Parallel(m.Rows, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			o := out[i*k : (i+1)*k]
-			if k == 16 && rowMul16(o, mv[m.Indptr[i]:m.Indptr[i+1]], m.Indices[m.Indptr[i]:m.Indptr[i+1]], w) {
-				continue
-			}
-			for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-				v, j := mv[p], int(m.Indices[p])
-				wj := w[j*k : (j+1)*k]
-				for c := range o {
-					o[c] += v * wj[c]
-				}
-			}
-		}
-	})
-	return out
+// spmmA returns Â·x for x n×k.
+func (s *surrogate) spmmA(x []float64, k int) []float64 {
+	return s.spmm64(s.atil, s.ahat, x, k)
 }
 
 // mul returns a (r×q) · b (q×k), in parallel over rows.
@@ -143,7 +124,7 @@ type fwd struct {
 
 func (s *surrogate) forward(w1, w2 []float64) *fwd {
 	f := &fwd{}
-	f.nn = s.csrMul(s.p.X, w1, s.h)
+	f.nn = s.spmm64(s.p.X, s.ws.xv, w1, s.h)
 	f.hh = s.spmmA(f.nn, s.h)
 	f.m = s.mul(f.hh, w2, s.n, s.h, s.c)
 	f.o = s.spmmA(f.m, s.c)
@@ -190,19 +171,32 @@ func (s *surrogate) ceGrad(f *fwd, y []int32, mask []bool) ([]float64, float64) 
 	return g, loss / float64(cnt)
 }
 
-// trainGrad is the gradient of the training loss at f: returns the
+// tgrad holds the gradient of the training loss at a forward pass: the
 // intermediates dO, E = Â·dO, dH = E·W2ᵀ and gW1, gW2.
 type tgrad struct{ dO, e, dH, g1, g2 []float64 }
 
+// trainGrad returns the gradient of the training loss at f.
 func (s *surrogate) trainGrad(f *fwd, w2 []float64) *tgrad {
+	t := s.trainErr(f)
+	s.paramGrads(f, t, w2)
+	return t
+}
+
+// trainErr returns a tgrad with only dO and E set (what Meta-Self's reverse
+// pass keeps of each step).
+func (s *surrogate) trainErr(f *fwd) *tgrad {
 	t := &tgrad{}
 	t.dO, _ = s.ceGrad(f, s.p.Labels, s.trainM)
 	t.e = s.spmmA(t.dO, s.c)
+	return t
+}
+
+// paramGrads sets t.g2, t.dH and t.g1 from t.e.
+func (s *surrogate) paramGrads(f *fwd, t *tgrad, w2 []float64) {
 	t.g2 = s.mulAT(f.hh, t.e, s.n, s.h, s.c)
 	t.dH = s.mulBT(t.e, w2, s.n, s.c, s.h)
 	ff := s.spmmA(t.dH, s.h)
-	t.g1 = s.csrMul(s.xT, ff, s.h)
-	return t
+	t.g1 = s.spmm64(s.xT, s.ws.xTv, ff, s.h)
 }
 
 // addFactor records Ā += l·rᵀ for l, r n×k (MetaApprox: explicit factors).
@@ -241,7 +235,7 @@ func (s *surrogate) attackBackward(f *fwd, w2 []float64, slot int) ([]float64, [
 	hb := s.mulBT(mb, w2, s.n, s.c, s.h)
 	s.factors(hb, ob, f, w2, slot)
 	nb := s.spmmA(hb, s.h)
-	return s.csrMul(s.xT, nb, s.h), w2b, loss
+	return s.spmm64(s.xT, s.ws.xTv, nb, s.h), w2b, loss
 }
 
 // metaGrad returns the dense n×n gradient Ā of the attack loss with
@@ -263,6 +257,7 @@ func (s *surrogate) approx(o Options) {
 	v := [2][]float64{s.buf(len(s.w1)), s.buf(len(s.w2))}
 	const b1, b2, eps = 0.9, 0.999, 1e-8
 	for t := 1; t <= o.TrainIters; t++ {
+		mk := s.ws.ar.mark() // this step's intermediates are freed at its end
 		f := s.forward(w[0], w[1])
 		tg := s.trainGrad(f, w[1])
 		s.attackBackward(f, w[1], t)
@@ -275,6 +270,7 @@ func (s *surrogate) approx(o Options) {
 				w[k][i] -= o.LR * (m[k][i] / c1) / (math.Sqrt(v[k][i]/c2) + eps)
 			}
 		}
+		s.ws.ar.release(mk)
 	}
 	if o.TrainIters == 0 {
 		s.attackBackward(s.forward(w[0], w[1]), w[1], 0)
@@ -285,7 +281,9 @@ func (s *surrogate) approx(o Options) {
 // final W1, the W2 trajectory W2_0..W2_T, the forward intermediates of
 // every step and C_0..C_T, the coordinates of W1_t = W1_0 + G·C_t with
 // G = Xᵀ·Â²·E_T (every gradient of W1 is G·dO[T]·W2ᵀ, dO being zero off
-// the training nodes), so that N_t = X·W1_t = X·W1_0 + (X·G)·C_t.
+// the training nodes), so that N_t = X·W1_t = X·W1_0 + (X·G)·C_t. Of each
+// step's training gradient only dO and E are kept (the reverse pass needs
+// no more): gW1, gW2 and their intermediates are freed after the update.
 func (s *surrogate) trainSGD(o Options) (w1 []float64, w2s [][]float64, fs []*fwd, tgs []*tgrad, cs [][]float64) {
 	w1 = s.buf(len(s.w1))
 	copy(w1, s.w1)
@@ -302,8 +300,10 @@ func (s *surrogate) trainSGD(o Options) (w1 []float64, w2s [][]float64, fs []*fw
 		copy(ct, cc)
 		cs = append(cs, ct)
 		f := s.forward(w1, w2)
-		tg := s.trainGrad(f, w2)
+		tg := s.trainErr(f)
 		fs, tgs = append(fs, f), append(tgs, tg)
+		mk := s.ws.ar.mark()
+		s.paramGrads(f, tg, w2)
 		for i := range w1 {
 			v1[i] = o.Momentum*v1[i] + tg.g1[i]
 			w1[i] -= o.LR * v1[i]
@@ -312,6 +312,8 @@ func (s *surrogate) trainSGD(o Options) (w1 []float64, w2s [][]float64, fs []*fw
 			v2[i] = o.Momentum*v2[i] + tg.g2[i]
 			w2[i] -= o.LR * v2[i]
 		}
+		s.ws.ar.release(mk)
+		tg.g1, tg.g2, tg.dH = nil, nil, nil
 		for ti, tr := range s.p.Train { // a = dO[T]·W2ᵀ (with the W2 of this step)
 			d := tg.dO[tr*c : (tr+1)*c]
 			for k := range h {
@@ -339,7 +341,11 @@ func (s *surrogate) attackLoss(o Options) float64 {
 func (s *surrogate) unrolled(o Options) {
 	w1, w2s, fs, tgs, cs := s.trainSGD(o)
 	T := o.TrainIters
-	s.lr = newLowRank(s, cs)
+	var n0 []float64 // X·W1_0: the first step's forward pass has it
+	if T > 0 {
+		n0 = fs[0].nn
+	}
+	s.lr = newLowRank(s, cs, n0)
 	wb1, wb2, _ := s.attackBackward(s.forward(w1, w2s[T]), w2s[T], T)
 	c1, c2 := s.buf(len(wb1)), s.buf(len(wb2)) // μ·Ṽ_{t+2}
 	nt := len(s.p.Train)
@@ -355,7 +361,7 @@ func (s *surrogate) unrolled(o Options) {
 		}
 		// VJP of g(W1, W2, Â) = (gW1, gW2) with cotangent (v1, v2).
 		f, tg := fs[t], tgs[t]                        // intermediates kept from the forward training
-		fb := s.csrMul(s.p.X, v1, s.h)                // F̄ = X·Ṽ1
+		fb := s.spmm64(s.p.X, s.ws.xv, v1, s.h)       // F̄ = X·Ṽ1
 		q := s.mul(fb, w2, s.n, s.h, s.c)             // F̄·W2: Ā += (F̄W2)·dOᵀ·Â
 		dhb := s.spmmA(fb, s.h)                       // dH̄ = Â·F̄
 		eb := s.mul(dhb, w2, s.n, s.h, s.c)           // Ē = dH̄·W2
@@ -382,7 +388,7 @@ func (s *surrogate) unrolled(o Options) {
 		addTo(wb2, s.mulAT(f.hh, mb, s.n, s.h, s.c))
 		s.factors(hb, ob, f, w2, t)
 		nb := s.spmmA(hb, s.h)
-		addTo(wb1, s.csrMul(s.xT, nb, s.h))
+		addTo(wb1, s.spmm64(s.xT, s.ws.xTv, nb, s.h))
 		for i := range v1 {
 			c1[i] = o.Momentum * v1[i]
 		}

@@ -34,8 +34,9 @@ type lowRank struct {
 
 func roundUp32(k int) int { return (k + 31) &^ 31 }
 
-// newLowRank builds the basis and the stacked β from C_0..C_T.
-func newLowRank(s *surrogate, cs [][]float64) *lowRank {
+// newLowRank builds the basis and the stacked β from C_0..C_T; n0 is
+// X·W1_0 if the caller has it (nil: computed here).
+func newLowRank(s *surrogate, cs [][]float64, n0 []float64) *lowRank {
 	n, h, nt, c := s.n, s.h, len(s.p.Train), s.c
 	S := len(cs)
 	T := S - 1
@@ -60,8 +61,10 @@ func newLowRank(s *surrogate, cs [][]float64) *lowRank {
 		e[tr*nt+j] = 1
 	}
 	z := s.spmmA(s.spmmA(e, nt), nt)
-	xg := s.csrMul(s.p.X, s.csrMul(s.xT, z, nt), nt)
-	n0 := s.csrMul(s.p.X, s.w1, h)
+	xg := s.spmm64(s.p.X, s.ws.xv, s.spmm64(s.xT, s.ws.xTv, z, nt), nt)
+	if n0 == nil {
+		n0 = s.spmm64(s.p.X, s.ws.xv, s.w1, h)
+	}
 	k := h + nt
 	l.basis = s.buf(n * k)
 	for i := range n {

@@ -291,20 +291,28 @@ func TestAttackDeterministicLarge(t *testing.T) {
 	}
 }
 
+// eightNodeGraph is the graph of TestDegreeTestVariants and
+// TestNoFlipBack: degrees 3, 2, 2, 2, 1, 4, 2, 2.
+func eightNodeGraph(t *testing.T) *tensor.CSR {
+	t.Helper()
+	var es []tensor.Entry
+	for _, e := range [][2]int{{0, 1}, {0, 2}, {0, 5}, {1, 5}, {2, 5}, {3, 5}, {3, 6}, {4, 7}, {6, 7}} {
+		es = append(es, tensor.Entry{Row: int32(e[0]), Col: int32(e[1]), Val: 1}, tensor.Entry{Row: int32(e[1]), Col: int32(e[0]), Val: 1})
+	}
+	adj, err := tensor.FromCOO(8, 8, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adj
+}
+
 // TestDegreeTestVariants checks bestPair under the three degree tests on a
 // graph whose best-scoring insertion (4, 5) passes the paper's test
 // (Λ = 0.00277 < 0.004) but not the repository's (Λ = 0.00736; values of
 // nettack's TestLikelihoodRatioHand formulas).
 func TestDegreeTestVariants(t *testing.T) {
 	const n = 8
-	var es []tensor.Entry
-	for _, e := range [][2]int{{0, 1}, {0, 2}, {0, 5}, {1, 5}, {2, 5}, {3, 5}, {3, 6}, {4, 7}, {6, 7}} {
-		es = append(es, tensor.Entry{Row: int32(e[0]), Col: int32(e[1]), Val: 1}, tensor.Entry{Row: int32(e[1]), Col: int32(e[0]), Val: 1})
-	}
-	adj, err := tensor.FromCOO(n, n, es)
-	if err != nil {
-		t.Fatal(err)
-	}
+	adj := eightNodeGraph(t)
 	deg := graph.Degrees(adj)
 	if !slices.Equal(deg, []int{3, 2, 2, 2, 1, 4, 2, 2}) {
 		t.Fatalf("degrees %v", deg)
@@ -329,14 +337,7 @@ func TestDegreeTestVariants(t *testing.T) {
 // every flip of a run is a distinct pair.
 func TestNoFlipBack(t *testing.T) {
 	const n = 8
-	var es []tensor.Entry
-	for _, e := range [][2]int{{0, 1}, {0, 2}, {0, 5}, {1, 5}, {2, 5}, {3, 5}, {3, 6}, {4, 7}, {6, 7}} {
-		es = append(es, tensor.Entry{Row: int32(e[0]), Col: int32(e[1]), Val: 1}, tensor.Entry{Row: int32(e[1]), Col: int32(e[0]), Val: 1})
-	}
-	adj, err := tensor.FromCOO(n, n, es)
-	if err != nil {
-		t.Fatal(err)
-	}
+	adj := eightNodeGraph(t)
 	deg := graph.Degrees(adj)
 	g := make([]float32, n*n)
 	g[1*n+2], g[2*n+6] = 1, 0.5

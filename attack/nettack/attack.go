@@ -208,8 +208,23 @@ type state struct {
 	pl      powerLaw
 }
 
+// newState returns a state with no flips on the base's own XW, degrees
+// and S (shared, not copied).
 func (b *base) newState() *state {
 	return &state{base: b, xw: b.xw, deg: b.deg, s: b.s, flipped: map[[2]int32]bool{}, added: map[int][]int{}, pl: b.pl}
+}
+
+// targetState returns a state with no flips and its own degrees and S, for
+// one target's attack; with features its XW is its own too (feature flips
+// change it), otherwise it shares the base's.
+func (b *base) targetState(features bool) *state {
+	st := b.newState()
+	st.deg = slices.Clone(b.deg)
+	st.s = slices.Clone(b.s)
+	if features {
+		st.xw = slices.Clone(b.xw)
+	}
+	return st
 }
 
 func key(a, b int) [2]int32 { return [2]int32{int32(min(a, b)), int32(max(a, b))} }
@@ -377,11 +392,7 @@ func (st *state) apply(a, b int) {
 // attack runs the greedy loop for one target.
 func (b *base) attack(ctx context.Context, t Target, y int, o Options) (Result, error) {
 	u := t.Node
-	st := &state{base: b, xw: b.xw, deg: slices.Clone(b.deg), s: slices.Clone(b.s),
-		flipped: map[[2]int32]bool{}, added: map[int][]int{}, pl: b.pl}
-	if o.Perturb != PerturbStructure {
-		st.xw = slices.Clone(b.xw)
-	}
+	st := b.targetState(o.Perturb.features())
 	sc := newScratch(b.c)
 	res := Result{Node: u, Budget: t.Budget, Flips: [][2]int{}}
 	res.SurrogateBefore = margin(st.logitsAfterNone(u, sc), y)
@@ -414,12 +425,7 @@ func (b *base) attack(ctx context.Context, t Target, y int, o Options) (Result, 
 			res.SurrogateAfter = ss
 		case fa >= 0:
 			a := &fatk[fa]
-			sign := 1.0
-			if a.has[ff] {
-				sign = -1
-			}
-			a.flipped[ff] = true
-			st.applyFeature(a.node, ff, sign)
+			st.flipFeature(a, ff)
 			res.FeatureFlips = append(res.FeatureFlips, [2]int{a.node, ff})
 			res.SurrogateAfter = fs
 		default:

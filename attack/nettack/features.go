@@ -197,6 +197,17 @@ func (st *state) featureStep(u, y int, atk []featureAttacker, sc *scratch) (int,
 	return bi, bf, best
 }
 
+// flipFeature flips feature f of attacker a (removes it if a's node had it,
+// adds it otherwise) and marks it flipped.
+func (st *state) flipFeature(a *featureAttacker, f int) {
+	sign := 1.0
+	if a.has[f] {
+		sign = -1
+	}
+	a.flipped[f] = true
+	st.applyFeature(a.node, f, sign)
+}
+
 // applyFeature flips X[i, f] (sign +1 adds, −1 removes): XW_i moves by
 // sign·W[f, :] and S changes in the rows of N(i) ∪ {i}.
 func (st *state) applyFeature(i, f int, sign float64) {

@@ -142,8 +142,7 @@ func TestFeatureScoresBruteForce(t *testing.T) {
 	}
 	for _, u := range []int{0, 6, 13} {
 		y := labels[u]
-		st := b.stateFor()
-		st.xw = append([]float64(nil), b.xw...)
+		st := b.targetState(true)
 		sc := newScratch(c)
 		atk := b.featureAttackers([]int{u, (u + 1) % n})
 		cur := cloneBool(xb)
@@ -182,12 +181,7 @@ func TestFeatureScoresBruteForce(t *testing.T) {
 			}
 			if step%2 == 0 {
 				a := &atk[ai]
-				sign := 1.0
-				if a.has[f] {
-					sign = -1
-				}
-				a.flipped[f] = true
-				st.applyFeature(a.node, f, sign)
+				st.flipFeature(a, f)
 				cur[a.node][f] = !cur[a.node][f]
 			} else {
 				// an edge flip at u, then one elsewhere

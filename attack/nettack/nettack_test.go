@@ -48,7 +48,7 @@ func TestClosedFormLogits(t *testing.T) {
 	adj, s := randomGraph(t, 12, 10, 3, 7)
 	b := newBase(adj, s.XW)
 	for _, u := range []int{0, 5, 11} {
-		st := b.stateFor()
+		st := b.targetState(false)
 		sc := newScratch(b.c)
 		var applied [][2]int
 		for step := 0; step < 3; step++ {
@@ -87,13 +87,6 @@ func TestClosedFormLogits(t *testing.T) {
 			applied = append(applied, p)
 		}
 	}
-}
-
-func (b *base) stateFor() *state {
-	st := b.newState()
-	st.deg = append([]int(nil), b.deg...)
-	st.s = append([]float64(nil), b.s...)
-	return st
 }
 
 // TestLikelihoodRatioHand checks Λ against values computed by hand (with
