@@ -144,7 +144,7 @@ type Options struct {
 	LRFactor       float64 // PR-BCD 100; PGD base lr 200
 	AddRatio       float64 // DICE 0.6
 	Samples        int     // final Bernoulli samples (PGD K = 20, PR-BCD 20)
-	Refine         int     // PR-BCD: greedy swap rounds after sampling (0: none, the reference)
+	Refine         int     // PR-BCD: greedy swap rounds after sampling (0: none, the reference); GCN/GDC engines only
 	// Variant selects an attack's variant (metattack: "self" or "approx").
 	// Epochs is Metattack's number of inner training steps (100).
 	Variant string

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -433,4 +434,17 @@ func TestPRBCDRefine(t *testing.T) {
 		t.Fatal("refinement not deterministic")
 	}
 	t.Logf("flips %d/%d, accuracy %.4f → %.4f", len(r.Flips), r.Budget, b.AttackedAccuracy, r.AttackedAccuracy)
+}
+
+// --refine against a model behind the tape engine (no gradients for pairs
+// outside the block's structure) is an error naming the model, not a
+// silently unrefined result.
+func TestPRBCDRefineNeedsAnyPair(t *testing.T) {
+	p := smallProblem(t, 30, 5)
+	m := mustModel(t, "sm_gcn", p)
+	_, err := Run(context.Background(), Config{Attack: "prbcd", Epsilons: []float64{0.1}, Seed: 1, Adaptive: true,
+		Options: Options{Epochs: 10, BlockSize: 30, Refine: 5}, Victims: []Victim{{Name: "sm_gcn", Model: m}}}, p)
+	if err == nil || !strings.Contains(err.Error(), "sm_gcn") || !strings.Contains(err.Error(), "tape engine") {
+		t.Fatalf("refine with the tape engine: %v", err)
+	}
 }

@@ -27,7 +27,9 @@ type PRBCD struct {
 	LRFactor                    float64
 	Samples                     int
 	// Refine is the number of greedy swap rounds after the final sampling
-	// (refineSwaps); 0, the default, keeps the reference's result.
+	// (refineSwaps); 0, the default, keeps the reference's result. It needs
+	// an engine with gradients for any pair (GCN, GDC; Engine.AnyPair):
+	// Perturb fails with the tape engine rather than skip the refinement.
 	Refine int
 }
 
@@ -179,6 +181,10 @@ func (b *block) resample(rng interface{ Int64N(int64) int64 }, size, budget int)
 
 // Perturb implements Attack.
 func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]Flip, error) {
+	if a.Refine > 0 && !env.Engine.AnyPair() {
+		return nil, fmt.Errorf("refine %d: the swap rounds need pair gradients for any pair, which only the GCN "+
+			"and GDC engines give; %s", a.Refine, engineDescription(env.Engine))
+	}
 	if budget == 0 {
 		return nil, nil
 	}
@@ -266,6 +272,15 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 		}
 	}
 	return refineSwaps(ctx, env, pg, best.pairs, flips, a.Refine)
+}
+
+// engineDescription names the attacked model behind an engine without
+// gradients for any pair, for error messages.
+func engineDescription(e Engine) string {
+	if te, ok := e.(*TapeEngine); ok {
+		return fmt.Sprintf("the attacked model %s uses the tape engine", te.m.Name())
+	}
+	return fmt.Sprintf("the attacked model's engine (%T) gives gradients only for stored pairs", e)
 }
 
 // sortByValue orders the indices idx by v[i], descending or ascending,
