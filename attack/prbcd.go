@@ -267,11 +267,11 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 		return flips, err
 	}
 	if len(flips) < budget {
-		if flips, err = fillBudget(env, pg, best.pairs, flips, budget); err != nil {
+		if flips, err = fillBudget(env, pg, best.pairs, best.sign, flips, budget); err != nil {
 			return nil, err
 		}
 	}
-	return refineSwaps(ctx, env, pg, best.pairs, flips, a.Refine)
+	return refineSwaps(ctx, env, pg, best.pairs, best.sign, flips, a.Refine)
 }
 
 // engineDescription names the attacked model behind an engine without
@@ -302,14 +302,17 @@ func sortByValue(idx []int, v []float32, desc bool) {
 }
 
 // refineSwaps improves a discrete perturbation by greedy swaps within the
-// final block: each round takes the gradient of the attack loss at the
-// perturbed graph, ranks the unflipped pairs by their first-order gain
-// v = sign·g of flipping and the flipped ones by the v of keeping them, and
-// swaps the m best candidates for the m weakest flips where that gains to
-// first order. A round is kept if the attacked model's target accuracy
-// falls, or stays and the loss rises; otherwise m is halved. The number of
-// flips never changes.
-func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []Flip, rounds int) ([]Flip, error) {
+// final block (pairs, with their edgeSign in sign): each round takes the
+// gradient of the attack loss at the perturbed graph, ranks the unflipped
+// pairs by their first-order gain v = sign·g of flipping and the flipped
+// ones by the v of keeping them, and swaps the m best candidates for the m
+// weakest flips where that gains to first order. A round is kept if the
+// attacked model's target accuracy falls, or stays and the loss rises;
+// otherwise m is halved and the next round reuses the ranking (the kept
+// perturbation, hence its gradient, did not change). The number of flips
+// never changes.
+func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs []Flip, sign []float32, flips []Flip,
+	rounds int) ([]Flip, error) {
 	if rounds <= 0 || len(flips) == 0 {
 		return flips, nil
 	}
@@ -323,34 +326,37 @@ func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []F
 	if err != nil {
 		return nil, err
 	}
-	sign := make([]float32, len(pairs))
-	for i, f := range pairs {
-		sign[i] = edgeSign(adj, f)
-	}
 	g := make([]float32, len(pairs))
+	var in, out []int // flipped / unflipped block entries, ranked
+	stale := true     // the ranking is not yet that of flips
 	m := max(1, len(flips)/10)
 	for r := 0; r < rounds && m > 0; r++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := pg.grad(pairs, g); err != nil {
-			return nil, err
-		}
-		flipped := make(map[Flip]bool, len(flips))
-		for _, f := range flips {
-			flipped[f] = true
-		}
-		var in, out []int // flipped / unflipped block entries
-		for i, f := range pairs {
-			g[i] *= sign[i]
-			if flipped[f] {
-				in = append(in, i)
-			} else {
-				out = append(out, i)
+		if stale {
+			// the engine's last gradient evaluation is at flips: the
+			// initial one, or the accepted candidate's
+			if err := pg.grad(pairs, g); err != nil {
+				return nil, err
 			}
+			flipped := make(map[Flip]bool, len(flips))
+			for _, f := range flips {
+				flipped[f] = true
+			}
+			in, out = in[:0], out[:0]
+			for i, f := range pairs {
+				g[i] *= sign[i]
+				if flipped[f] {
+					in = append(in, i)
+				} else {
+					out = append(out, i)
+				}
+			}
+			sortByValue(out, g, true)
+			sortByValue(in, g, false)
+			stale = false
 		}
-		sortByValue(out, g, true)
-		sortByValue(in, g, false)
 		drop := map[Flip]bool{}
 		var add []Flip
 		for k := 0; k < m && k < len(in) && k < len(out) && g[out[k]] > g[in[k]]; k++ {
@@ -377,14 +383,10 @@ func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []F
 			return nil, err
 		}
 		if nev.Accuracy < ev.Accuracy || (nev.Accuracy == ev.Accuracy && nev.Loss > ev.Loss) {
-			flips, ev, cur = next, nev, na
+			flips, ev, stale = next, nev, true
 			continue
 		}
 		m /= 2
-		// restore the engine's gradient state at the kept perturbation
-		if _, err := env.Engine.Evaluate(cur, env.Loss, env.Targets, labels, true); err != nil {
-			return nil, err
-		}
 	}
 	return flips, nil
 }
@@ -394,9 +396,9 @@ func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []F
 // top-k draw then flips arbitrary zero-weight pairs): one greedy step as in
 // GR-BCD ranks the block's other pairs by the gradient of the attack loss
 // at the discrete perturbed graph and adds the best budget − len(flips)
-// with a positive first-order gain. The result is kept only if the attacked
-// model's target accuracy does not rise.
-func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Flip, error) {
+// with a positive first-order gain (sign holds the pairs' edgeSign). The
+// result is kept only if the attacked model's target accuracy does not rise.
+func fillBudget(env *Env, pg *pairGrader, pairs []Flip, sign []float32, flips []Flip, budget int) ([]Flip, error) {
 	adj := env.Problem.Adj
 	labels := env.Problem.Labels
 	cur, err := ApplyFlips(adj, flips)
@@ -412,9 +414,11 @@ func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Fl
 		taken[f] = true
 	}
 	cand := make([]Flip, 0, len(pairs))
-	for _, f := range pairs {
+	candSign := make([]float32, 0, len(pairs))
+	for i, f := range pairs {
 		if !taken[f] {
 			cand = append(cand, f)
+			candSign = append(candSign, sign[i])
 		}
 	}
 	g := make([]float32, len(cand))
@@ -422,8 +426,8 @@ func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Fl
 		return nil, err
 	}
 	idx := make([]int, 0, len(cand))
-	for i, f := range cand {
-		g[i] *= edgeSign(adj, f)
+	for i := range cand {
+		g[i] *= candSign[i]
 		if g[i] > 0 {
 			idx = append(idx, i)
 		}
