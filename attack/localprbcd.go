@@ -244,15 +244,7 @@ func (a *LocalPRBCD) resample(b *localBlock, fill func(*localBlock)) *localBlock
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(x, y int) int {
-		switch {
-		case b.p[x] < b.p[y]:
-			return -1
-		case b.p[x] > b.p[y]:
-			return 1
-		}
-		return 0
-	})
+	sortByValue(idx, b.p, false)
 	drop := 0
 	for _, v := range b.p {
 		if v <= localEps {

@@ -482,15 +482,7 @@ func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng i
 					idx = append(idx, i)
 				}
 			}
-			slices.SortStableFunc(idx, func(x, y int) int {
-				switch {
-				case q[x] > q[y]:
-					return -1
-				case q[x] < q[y]:
-					return 1
-				}
-				return 0
-			})
+			sortByValue(idx, q, true)
 			for _, i := range idx[:min(budget, len(idx))] {
 				flips = append(flips, pairs[i])
 			}
