@@ -448,3 +448,31 @@ func TestPRBCDRefineNeedsAnyPair(t *testing.T) {
 		t.Fatalf("refine with the tape engine: %v", err)
 	}
 }
+
+// topK gives the same order (largest first, ties by lower index) on both
+// of its paths (selection for k ≤ 64, stable sort above).
+func TestTopKOrder(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 200).Draw(rt, "n")
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rapid.IntRange(-3, 3).Draw(rt, "x"))
+		}
+		k := rapid.IntRange(1, n).Draw(rt, "k")
+		var want []int
+		taken := make([]bool, n)
+		for len(want) < k {
+			bi := -1
+			for i, v := range x {
+				if !taken[i] && (bi < 0 || v > x[bi]) {
+					bi = i
+				}
+			}
+			taken[bi] = true
+			want = append(want, bi)
+		}
+		if got := topK(x, k); !slices.Equal(got, want) {
+			rt.Fatalf("topK(%v, %d) = %v, want %v", x, k, got, want)
+		}
+	})
+}
