@@ -15,6 +15,7 @@ import (
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
 )
@@ -559,12 +560,16 @@ func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 				return paths, err
 			}
 			path := filepath.Join(dir, TargetFileName(res.Dataset, res.Attack, res.Seed, r.Target, r.Budget, victim))
-			if len(v.FeatureFlips) > 0 {
-				err = savePerturbed(path, adj, v.FeatureFlips)
-			} else {
-				err = data.SavePerturbedAdj(path, adj)
+			var extra []npz.Entry
+			if ff := v.FeatureFlips; len(ff) > 0 {
+				// the target's feature flips, k×2 int64 (node, feature)
+				fl := make([]int64, 0, 2*len(ff))
+				for _, f := range ff {
+					fl = append(fl, int64(f[0]), int64(f[1]))
+				}
+				extra = append(extra, npz.I64("feature_flips", []int{len(ff), 2}, fl))
 			}
-			if err != nil {
+			if err := data.SavePerturbedAdj(path, adj, extra...); err != nil {
 				return paths, err
 			}
 			paths = append(paths, path)
