@@ -3,7 +3,6 @@ package attack
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/internal/stats"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
@@ -497,8 +497,8 @@ func summarizeTargets(rows []TargetRow, victims []Victim, eps []float64, secs []
 			if len(ms) == 0 {
 				continue
 			}
-			mean, se := meanSE(ms)
-			cmean, _ := meanSE(cm)
+			mean, se := stats.MeanSE(ms)
+			cmean, _ := stats.MeanSE(cm)
 			k := float64(len(ms))
 			out = append(out, TargetSummary{Victim: v.Name, Epsilon: e, Targets: len(ms), CleanMargin: cmean,
 				CleanAccuracy: float64(cleanOK) / k, MeanMargin: mean, MarginSE: se, FailureRate: float64(fail) / k,
@@ -506,26 +506,6 @@ func summarizeTargets(rows []TargetRow, victims []Victim, eps []float64, secs []
 		}
 	}
 	return out
-}
-
-// meanSE returns the mean and its standard error (sample s.d./√k).
-func meanSE(v []float64) (float64, float64) {
-	if len(v) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	if len(v) < 2 {
-		return m, 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(s/float64(len(v)-1)) / math.Sqrt(float64(len(v)))
 }
 
 // TargetFileName is the name of one target's perturbed graph.
