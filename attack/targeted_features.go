@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rgnn/rgnn/attack/nettack"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -22,8 +23,8 @@ type FeatureTargetedAttack interface {
 }
 
 // Perturbs are the values of Options.Perturb for attacks that implement
-// FeatureTargetedAttack ("" means "structure").
-var Perturbs = []string{"structure", "features", "both"}
+// FeatureTargetedAttack ("" means "structure"): nettack's PerturbNames.
+var Perturbs = nettack.PerturbNames
 
 // CheckFeatureFlips verifies feature flips of an n×d feature matrix: in
 // range, no feature flipped twice, at most budget (budget < 0: no bound).
