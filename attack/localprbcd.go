@@ -217,19 +217,13 @@ func (a *LocalPRBCD) attackOne(ctx context.Context, e Engine, env *TargetEnv, jo
 		return nil, nil // the attack never beat the clean graph
 	}
 	fenv := &Env{Problem: env.Problem, Engine: e, Targets: targets, Loss: env.Loss}
-	flips, err := sampleFinal(fenv, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 0x10ca2<<32|uint64(u)), true, true)
+	// topFirst: the top-budget draw is always evaluated, so ev is the
+	// evaluation of flips
+	flips, ev, err := sampleFinal(fenv, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 0x10ca2<<32|uint64(u)), true, true)
 	if err != nil {
 		return nil, err
 	}
 	// keep the clean graph if no sample beats it
-	fadj, err := ApplyFlips(adj, flips)
-	if err != nil {
-		return nil, err
-	}
-	ev, err := e.Evaluate(fadj, env.Loss, targets, labels, false)
-	if err != nil {
-		return nil, err
-	}
 	if ev.Loss <= clean.Loss {
 		return nil, nil
 	}

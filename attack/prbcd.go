@@ -262,7 +262,7 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	} else if ev.Accuracy < bestAcc || best == nil {
 		best = b
 	}
-	flips, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
+	flips, _, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
 	if err != nil || !env.Engine.AnyPair() {
 		return flips, err
 	}
@@ -458,9 +458,10 @@ func fillBudget(env *Env, pg *pairGrader, pairs []Flip, sign []float32, flips []
 // sampleFinal turns relaxed weights into at most budget flips: first the
 // top-budget weights (if topFirst), then up to samples Bernoulli(p) draws with at most
 // budget flips; it keeps the draw with the lowest target accuracy of the
-// attacked model (byLoss: the highest loss, as PGD).
+// attacked model (byLoss: the highest loss, as PGD) and returns it with its
+// evaluation (the zero Eval if no draw was within the budget).
 func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng interface{ Float64() float64 },
-	byLoss, topFirst bool) ([]Flip, error) {
+	byLoss, topFirst bool) ([]Flip, Eval, error) {
 	q := slices.Clone(p)
 	for i, v := range q {
 		if v <= pEps {
@@ -468,6 +469,7 @@ func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng i
 		}
 	}
 	var bestFlips []Flip
+	var bestEv Eval
 	bestScore := math.Inf(1)
 	first := 1
 	if topFirst {
@@ -499,21 +501,21 @@ func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng i
 		sortFlips(flips)
 		adj, err := ApplyFlips(env.Problem.Adj, flips)
 		if err != nil {
-			return nil, err
+			return nil, Eval{}, err
 		}
 		ev, err := env.Engine.Evaluate(adj, env.Loss, env.Targets, env.Problem.Labels, false)
 		if err != nil {
-			return nil, err
+			return nil, Eval{}, err
 		}
 		score := ev.Accuracy
 		if byLoss {
 			score = -ev.Loss
 		}
 		if bestFlips == nil || score < bestScore {
-			bestScore, bestFlips = score, flips
+			bestScore, bestFlips, bestEv = score, flips, ev
 		}
 	}
-	return bestFlips, nil
+	return bestFlips, bestEv, nil
 }
 
 // denseOK reports whether an n-node graph's relaxed weights fit in memory
