@@ -227,6 +227,25 @@ func (r *Registry) Lookup(name string) (Spec, bool) {
 	return s, ok
 }
 
+// orDefault returns r, or Default() for a nil r (a config without a
+// registry).
+func (r *Registry) orDefault() *Registry {
+	if r == nil {
+		return Default()
+	}
+	return r
+}
+
+// lookup is Lookup with an error naming the unknown attack and the known
+// ones.
+func (r *Registry) lookup(name string) (Spec, error) {
+	s, ok := r.Lookup(name)
+	if !ok {
+		return Spec{}, fmt.Errorf("unknown attack %q (known: %v)", name, r.Names())
+	}
+	return s, nil
+}
+
 // Names lists the registered attacks in sorted order.
 func (r *Registry) Names() []string {
 	out := make([]string, 0, len(r.specs))

@@ -476,3 +476,17 @@ func TestTopKOrder(t *testing.T) {
 		}
 	})
 }
+
+// Run and RunTargeted reject an unknown attack name with the known ones,
+// from the default registry when the config has none.
+func TestUnknownAttack(t *testing.T) {
+	p := smallProblem(t, 20, 1)
+	_, err := Run(context.Background(), Config{Attack: "nope", Epsilons: []float64{0.1}}, p)
+	if err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "prbcd") {
+		t.Fatalf("Run: %v", err)
+	}
+	_, err = RunTargeted(context.Background(), TargetedConfig{Attack: "nope"}, p)
+	if err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "nettack") {
+		t.Fatalf("RunTargeted: %v", err)
+	}
+}

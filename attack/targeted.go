@@ -174,13 +174,10 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	reg := cfg.Registry
-	if reg == nil {
-		reg = Default()
-	}
-	spec, ok := reg.Lookup(cfg.Attack)
-	if !ok {
-		return nil, fmt.Errorf("unknown attack %q (known: %v)", cfg.Attack, reg.Names())
+	reg := cfg.Registry.orDefault()
+	spec, err := reg.lookup(cfg.Attack)
+	if err != nil {
+		return nil, err
 	}
 	if !spec.Targeted || spec.NewTargeted == nil {
 		return nil, fmt.Errorf("attack %s is not targeted (targeted: %v)", spec.Name, reg.TargetedNames())
