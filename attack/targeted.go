@@ -63,7 +63,7 @@ type TargetedBudget struct {
 	Plus     int
 }
 
-// String names the rule ("degree+2" or "eps").
+// String names the rule ("degree+2", or "round(eps*degree)" for Epsilons).
 func (b TargetedBudget) String() string {
 	if len(b.Epsilons) > 0 {
 		return "round(eps*degree)"
@@ -137,8 +137,10 @@ type TargetSummary struct {
 	MarginSE      float64 `json:"margin_se"`
 	// FailureRate is the fraction of targets still classified correctly.
 	FailureRate float64 `json:"failure_rate"`
-	// AttackSeconds is the time spent computing this victim's flips (the
-	// shared transfer flips count for every victim), per target.
+	// SecondsPerTarget is the time spent computing this victim's flips for
+	// every ε (the shared transfer flips count for every victim) divided by
+	// the number of attacked (target, budget) jobs: the mean time per job,
+	// the same in every ε's summary.
 	SecondsPerTarget float64 `json:"attack_seconds_per_target"`
 	// Mean numbers of edge and feature flips per target.
 	MeanEdgeFlips    float64 `json:"mean_edge_flips"`
