@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rgnn/rgnn/attack/nettack"
@@ -301,7 +302,10 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 			f, err = a.PerturbTargets(ctx, env, jobs)
 		}
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("%s: %w", spec.Name, err)
+			if !strings.HasPrefix(err.Error(), spec.Name+":") { // nettack's errors name it already
+				err = fmt.Errorf("%s: %w", spec.Name, err)
+			}
+			return nil, nil, 0, err
 		}
 		if ff == nil {
 			ff = make([][]FeatureFlip, len(f))
