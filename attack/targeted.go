@@ -259,13 +259,27 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 			groups = append(groups, "given")
 		}
 	}
-	// jobs: every target × budget (zero budgets are skipped, as the reference)
+	// rows: every target × ε (zero budgets are skipped, as the reference);
+	// jobs: every distinct (target, budget), attacked once — two ε with the
+	// same budget at a target share the attack (it depends on the target,
+	// the budget and the seed only), rowJob[r] is row r's job
 	var jobs []TargetBudget
+	var rowJob []int
+	jobOf := map[TargetBudget]int{}
+	addRow := func(row TargetRow) {
+		tb := TargetBudget{row.Target, row.Budget}
+		j, ok := jobOf[tb]
+		if !ok {
+			j = len(jobs)
+			jobOf[tb] = j
+			jobs = append(jobs, tb)
+		}
+		rowJob = append(rowJob, j)
+		res.Rows = append(res.Rows, row)
+	}
 	for i, u := range res.Targets {
 		if len(cfg.Budget.Epsilons) == 0 {
-			b := deg[u] + cfg.Budget.Plus
-			jobs = append(jobs, TargetBudget{u, b})
-			res.Rows = append(res.Rows, TargetRow{Target: u, Group: groups[i], Degree: deg[u], Budget: b})
+			addRow(TargetRow{Target: u, Group: groups[i], Degree: deg[u], Budget: deg[u] + cfg.Budget.Plus})
 			continue
 		}
 		for _, e := range cfg.Budget.Epsilons {
@@ -274,8 +288,7 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 				res.Skipped++
 				continue
 			}
-			jobs = append(jobs, TargetBudget{u, b})
-			res.Rows = append(res.Rows, TargetRow{Target: u, Group: groups[i], Degree: deg[u], Epsilon: e, Budget: b})
+			addRow(TargetRow{Target: u, Group: groups[i], Degree: deg[u], Epsilon: e, Budget: b})
 		}
 	}
 	if len(jobs) == 0 {
@@ -373,13 +386,24 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 	if res.Mode == "transfer" {
 		res.AttackSeconds = secs[0]
 	}
-	// evaluation
+	// evaluation, once per job: a row whose job an earlier row had gets
+	// that row's victims (the same flips give the same margins)
 	prog := progress("evaluate")
+	evaluated := make([]int, len(jobs)) // job → 1 + the row that evaluated it
 	for r := range res.Rows {
 		row := &res.Rows[r]
 		u := row.Target
+		j := rowJob[r]
+		if r0 := evaluated[j] - 1; r0 >= 0 {
+			row.Victims = slices.Clone(res.Rows[r0].Victims)
+			if prog != nil {
+				prog(r+1, len(res.Rows))
+			}
+			continue
+		}
+		evaluated[j] = r + 1
 		for i, v := range cfg.Victims {
-			fl, ff := flips[i][r], fflips[i][r]
+			fl, ff := flips[i][j], fflips[i][j]
 			adj, err := ApplyFlips(p.Adj, fl)
 			if err != nil {
 				return nil, err
@@ -521,11 +545,13 @@ func TargetFileName(dataset, attack string, seed uint64, target, budget int, vic
 }
 
 // Save writes every target's perturbed graph into dir in the reference
-// attack format (per victim in direct mode) and returns the paths. A
-// target with feature flips also gets them as feature_flips (k×2 int64:
-// node, feature; toggles of the binary features the attack saw).
+// attack format (per victim in direct mode) and returns the paths, each
+// once (rows of two ε with the same budget share one file). A target with
+// feature flips also gets them as feature_flips (k×2 int64: node, feature;
+// toggles of the binary features the attack saw).
 func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 	var paths []string
+	saved := map[string]bool{}
 	for _, r := range res.Rows {
 		for i, v := range r.Victims {
 			victim := ""
@@ -534,6 +560,11 @@ func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 			} else if i > 0 {
 				break // transfer: the same flips for every victim
 			}
+			path := filepath.Join(dir, TargetFileName(res.Dataset, res.Attack, res.Seed, r.Target, r.Budget, victim))
+			if saved[path] {
+				continue
+			}
+			saved[path] = true
 			fl := make([]Flip, len(v.Flips))
 			for k, f := range v.Flips {
 				fl[k] = Flip{int32(f[0]), int32(f[1])}
@@ -542,7 +573,6 @@ func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 			if err != nil {
 				return paths, err
 			}
-			path := filepath.Join(dir, TargetFileName(res.Dataset, res.Attack, res.Seed, r.Target, r.Budget, victim))
 			var extra []npz.Entry
 			if ff := v.FeatureFlips; len(ff) > 0 {
 				// the target's feature flips, k×2 int64 (node, feature)
