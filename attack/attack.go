@@ -138,15 +138,17 @@ type Attack interface {
 // Options are the attack hyper-parameters; zero values mean the reference
 // defaults of each attack.
 type Options struct {
-	Epochs         int     // PGD 200, PR-BCD/GR-BCD 500
-	FineTuneEpochs int     // PR-BCD 100
+	// Epochs: PGD 200, PR-BCD/GR-BCD 500 (PR-BCD's include its fine-tuning),
+	// local PR-BCD 500 (its fine-tuning follows them); Metattack's number of
+	// inner training steps (100).
+	Epochs         int
+	FineTuneEpochs int     // PR-BCD 100, local PR-BCD 100
 	BlockSize      int     // PR-BCD/GR-BCD 1e6 (capped at n(n−1)/2)
 	LRFactor       float64 // PR-BCD 100; PGD base lr 200
 	AddRatio       float64 // DICE 0.6
 	Samples        int     // final Bernoulli samples (PGD K = 20, PR-BCD 20)
-	Refine         int     // PR-BCD: greedy swap rounds after sampling (0: none, the reference)
+	Refine         int     // PR-BCD: greedy swap rounds after sampling (0: none, the reference); GCN/GDC engines only
 	// Variant selects an attack's variant (metattack: "self" or "approx").
-	// Epochs is Metattack's number of inner training steps (100).
 	Variant string
 	// DegreeTest selects Nettack's and Metattack's degree-distribution
 	// likelihood-ratio test (DegreeTests): "" or "paper", "repo", "off".
@@ -225,6 +227,25 @@ func (r *Registry) Register(s Spec) error {
 func (r *Registry) Lookup(name string) (Spec, bool) {
 	s, ok := r.specs[name]
 	return s, ok
+}
+
+// orDefault returns r, or Default() for a nil r (a config without a
+// registry).
+func (r *Registry) orDefault() *Registry {
+	if r == nil {
+		return Default()
+	}
+	return r
+}
+
+// lookup is Lookup with an error naming the unknown attack and the known
+// ones.
+func (r *Registry) lookup(name string) (Spec, error) {
+	s, ok := r.Lookup(name)
+	if !ok {
+		return Spec{}, fmt.Errorf("unknown attack %q (known: %v)", name, r.Names())
+	}
+	return s, nil
 }
 
 // Names lists the registered attacks in sorted order.

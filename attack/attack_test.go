@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -433,4 +434,59 @@ func TestPRBCDRefine(t *testing.T) {
 		t.Fatal("refinement not deterministic")
 	}
 	t.Logf("flips %d/%d, accuracy %.4f → %.4f", len(r.Flips), r.Budget, b.AttackedAccuracy, r.AttackedAccuracy)
+}
+
+// --refine against a model behind the tape engine (no gradients for pairs
+// outside the block's structure) is an error naming the model, not a
+// silently unrefined result.
+func TestPRBCDRefineNeedsAnyPair(t *testing.T) {
+	p := smallProblem(t, 30, 5)
+	m := mustModel(t, "sm_gcn", p)
+	_, err := Run(context.Background(), Config{Attack: "prbcd", Epsilons: []float64{0.1}, Seed: 1, Adaptive: true,
+		Options: Options{Epochs: 10, BlockSize: 30, Refine: 5}, Victims: []Victim{{Name: "sm_gcn", Model: m}}}, p)
+	if err == nil || !strings.Contains(err.Error(), "sm_gcn") || !strings.Contains(err.Error(), "tape engine") {
+		t.Fatalf("refine with the tape engine: %v", err)
+	}
+}
+
+// topK gives the same order (largest first, ties by lower index) on both
+// of its paths (selection for k ≤ 64, stable sort above).
+func TestTopKOrder(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 200).Draw(rt, "n")
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rapid.IntRange(-3, 3).Draw(rt, "x"))
+		}
+		k := rapid.IntRange(1, n).Draw(rt, "k")
+		var want []int
+		taken := make([]bool, n)
+		for len(want) < k {
+			bi := -1
+			for i, v := range x {
+				if !taken[i] && (bi < 0 || v > x[bi]) {
+					bi = i
+				}
+			}
+			taken[bi] = true
+			want = append(want, bi)
+		}
+		if got := topK(x, k); !slices.Equal(got, want) {
+			rt.Fatalf("topK(%v, %d) = %v, want %v", x, k, got, want)
+		}
+	})
+}
+
+// Run and RunTargeted reject an unknown attack name with the known ones,
+// from the default registry when the config has none.
+func TestUnknownAttack(t *testing.T) {
+	p := smallProblem(t, 20, 1)
+	_, err := Run(context.Background(), Config{Attack: "nope", Epsilons: []float64{0.1}}, p)
+	if err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "prbcd") {
+		t.Fatalf("Run: %v", err)
+	}
+	_, err = RunTargeted(context.Background(), TargetedConfig{Attack: "nope"}, p)
+	if err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "nettack") {
+		t.Fatalf("RunTargeted: %v", err)
+	}
 }

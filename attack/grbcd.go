@@ -98,15 +98,7 @@ func topK(x []float32, k int) []int {
 		for i := range idx {
 			idx[i] = i
 		}
-		slices.SortStableFunc(idx, func(a, b int) int {
-			switch {
-			case x[a] > x[b]:
-				return -1
-			case x[a] < x[b]:
-				return 1
-			}
-			return 0
-		})
+		sortByValue(idx, x, true)
 		return idx[:min(k, len(idx))]
 	}
 	var out []int

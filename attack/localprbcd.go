@@ -217,19 +217,13 @@ func (a *LocalPRBCD) attackOne(ctx context.Context, e Engine, env *TargetEnv, jo
 		return nil, nil // the attack never beat the clean graph
 	}
 	fenv := &Env{Problem: env.Problem, Engine: e, Targets: targets, Loss: env.Loss}
-	flips, err := sampleFinal(fenv, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 0x10ca2<<32|uint64(u)), true, true)
+	// topFirst: the top-budget draw is always evaluated, so ev is the
+	// evaluation of flips
+	flips, ev, err := sampleFinal(fenv, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 0x10ca2<<32|uint64(u)), true, true)
 	if err != nil {
 		return nil, err
 	}
 	// keep the clean graph if no sample beats it
-	fadj, err := ApplyFlips(adj, flips)
-	if err != nil {
-		return nil, err
-	}
-	ev, err := e.Evaluate(fadj, env.Loss, targets, labels, false)
-	if err != nil {
-		return nil, err
-	}
 	if ev.Loss <= clean.Loss {
 		return nil, nil
 	}
@@ -244,15 +238,7 @@ func (a *LocalPRBCD) resample(b *localBlock, fill func(*localBlock)) *localBlock
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(x, y int) int {
-		switch {
-		case b.p[x] < b.p[y]:
-			return -1
-		case b.p[x] > b.p[y]:
-			return 1
-		}
-		return 0
-	})
+	sortByValue(idx, b.p, false)
 	drop := 0
 	for _, v := range b.p {
 		if v <= localEps {

@@ -81,7 +81,7 @@ func (a *PGD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]Fl
 	pairs, vals := nonzeroPairs(n, p)
 	rng := newRNG(env.Seed, 4)
 	for round := 0; round < 100; round++ {
-		flips, err := sampleFinal(env, pairs, vals, budget, a.Samples, rng, true, false)
+		flips, _, err := sampleFinal(env, pairs, vals, budget, a.Samples, rng, true, false)
 		if err != nil {
 			return nil, err
 		}

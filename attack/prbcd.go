@@ -27,7 +27,9 @@ type PRBCD struct {
 	LRFactor                    float64
 	Samples                     int
 	// Refine is the number of greedy swap rounds after the final sampling
-	// (refineSwaps); 0, the default, keeps the reference's result.
+	// (refineSwaps); 0, the default, keeps the reference's result. It needs
+	// an engine with gradients for any pair (GCN, GDC; Engine.AnyPair):
+	// Perturb fails with the tape engine rather than skip the refinement.
 	Refine int
 }
 
@@ -179,6 +181,10 @@ func (b *block) resample(rng interface{ Int64N(int64) int64 }, size, budget int)
 
 // Perturb implements Attack.
 func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]Flip, error) {
+	if a.Refine > 0 && !env.Engine.AnyPair() {
+		return nil, fmt.Errorf("refine %d: the swap rounds need pair gradients for any pair, which only the GCN "+
+			"and GDC engines give; %s", a.Refine, engineDescription(env.Engine))
+	}
 	if budget == 0 {
 		return nil, nil
 	}
@@ -256,16 +262,25 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	} else if ev.Accuracy < bestAcc || best == nil {
 		best = b
 	}
-	flips, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
+	flips, _, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
 	if err != nil || !env.Engine.AnyPair() {
 		return flips, err
 	}
 	if len(flips) < budget {
-		if flips, err = fillBudget(env, pg, best.pairs, flips, budget); err != nil {
+		if flips, err = fillBudget(env, pg, best.pairs, best.sign, flips, budget); err != nil {
 			return nil, err
 		}
 	}
-	return refineSwaps(ctx, env, pg, best.pairs, flips, a.Refine)
+	return refineSwaps(ctx, env, pg, best.pairs, best.sign, flips, a.Refine)
+}
+
+// engineDescription names the attacked model behind an engine without
+// gradients for any pair, for error messages.
+func engineDescription(e Engine) string {
+	if te, ok := e.(*TapeEngine); ok {
+		return fmt.Sprintf("the attacked model %s uses the tape engine", te.m.Name())
+	}
+	return fmt.Sprintf("the attacked model's engine (%T) gives gradients only for stored pairs", e)
 }
 
 // sortByValue orders the indices idx by v[i], descending or ascending,
@@ -287,14 +302,17 @@ func sortByValue(idx []int, v []float32, desc bool) {
 }
 
 // refineSwaps improves a discrete perturbation by greedy swaps within the
-// final block: each round takes the gradient of the attack loss at the
-// perturbed graph, ranks the unflipped pairs by their first-order gain
-// v = sign·g of flipping and the flipped ones by the v of keeping them, and
-// swaps the m best candidates for the m weakest flips where that gains to
-// first order. A round is kept if the attacked model's target accuracy
-// falls, or stays and the loss rises; otherwise m is halved. The number of
-// flips never changes.
-func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []Flip, rounds int) ([]Flip, error) {
+// final block (pairs, with their edgeSign in sign): each round takes the
+// gradient of the attack loss at the perturbed graph, ranks the unflipped
+// pairs by their first-order gain v = sign·g of flipping and the flipped
+// ones by the v of keeping them, and swaps the m best candidates for the m
+// weakest flips where that gains to first order. A round is kept if the
+// attacked model's target accuracy falls, or stays and the loss rises;
+// otherwise m is halved and the next round reuses the ranking (the kept
+// perturbation, hence its gradient, did not change). The number of flips
+// never changes.
+func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs []Flip, sign []float32, flips []Flip,
+	rounds int) ([]Flip, error) {
 	if rounds <= 0 || len(flips) == 0 {
 		return flips, nil
 	}
@@ -308,34 +326,37 @@ func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []F
 	if err != nil {
 		return nil, err
 	}
-	sign := make([]float32, len(pairs))
-	for i, f := range pairs {
-		sign[i] = edgeSign(adj, f)
-	}
 	g := make([]float32, len(pairs))
+	var in, out []int // flipped / unflipped block entries, ranked
+	stale := true     // the ranking is not yet that of flips
 	m := max(1, len(flips)/10)
 	for r := 0; r < rounds && m > 0; r++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := pg.grad(pairs, g); err != nil {
-			return nil, err
-		}
-		flipped := make(map[Flip]bool, len(flips))
-		for _, f := range flips {
-			flipped[f] = true
-		}
-		var in, out []int // flipped / unflipped block entries
-		for i, f := range pairs {
-			g[i] *= sign[i]
-			if flipped[f] {
-				in = append(in, i)
-			} else {
-				out = append(out, i)
+		if stale {
+			// the engine's last gradient evaluation is at flips: the
+			// initial one, or the accepted candidate's
+			if err := pg.grad(pairs, g); err != nil {
+				return nil, err
 			}
+			flipped := make(map[Flip]bool, len(flips))
+			for _, f := range flips {
+				flipped[f] = true
+			}
+			in, out = in[:0], out[:0]
+			for i, f := range pairs {
+				g[i] *= sign[i]
+				if flipped[f] {
+					in = append(in, i)
+				} else {
+					out = append(out, i)
+				}
+			}
+			sortByValue(out, g, true)
+			sortByValue(in, g, false)
+			stale = false
 		}
-		sortByValue(out, g, true)
-		sortByValue(in, g, false)
 		drop := map[Flip]bool{}
 		var add []Flip
 		for k := 0; k < m && k < len(in) && k < len(out) && g[out[k]] > g[in[k]]; k++ {
@@ -362,14 +383,10 @@ func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []F
 			return nil, err
 		}
 		if nev.Accuracy < ev.Accuracy || (nev.Accuracy == ev.Accuracy && nev.Loss > ev.Loss) {
-			flips, ev, cur = next, nev, na
+			flips, ev, stale = next, nev, true
 			continue
 		}
 		m /= 2
-		// restore the engine's gradient state at the kept perturbation
-		if _, err := env.Engine.Evaluate(cur, env.Loss, env.Targets, labels, true); err != nil {
-			return nil, err
-		}
 	}
 	return flips, nil
 }
@@ -379,9 +396,9 @@ func refineSwaps(ctx context.Context, env *Env, pg *pairGrader, pairs, flips []F
 // top-k draw then flips arbitrary zero-weight pairs): one greedy step as in
 // GR-BCD ranks the block's other pairs by the gradient of the attack loss
 // at the discrete perturbed graph and adds the best budget − len(flips)
-// with a positive first-order gain. The result is kept only if the attacked
-// model's target accuracy does not rise.
-func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Flip, error) {
+// with a positive first-order gain (sign holds the pairs' edgeSign). The
+// result is kept only if the attacked model's target accuracy does not rise.
+func fillBudget(env *Env, pg *pairGrader, pairs []Flip, sign []float32, flips []Flip, budget int) ([]Flip, error) {
 	adj := env.Problem.Adj
 	labels := env.Problem.Labels
 	cur, err := ApplyFlips(adj, flips)
@@ -397,9 +414,11 @@ func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Fl
 		taken[f] = true
 	}
 	cand := make([]Flip, 0, len(pairs))
-	for _, f := range pairs {
+	candSign := make([]float32, 0, len(pairs))
+	for i, f := range pairs {
 		if !taken[f] {
 			cand = append(cand, f)
+			candSign = append(candSign, sign[i])
 		}
 	}
 	g := make([]float32, len(cand))
@@ -407,8 +426,8 @@ func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Fl
 		return nil, err
 	}
 	idx := make([]int, 0, len(cand))
-	for i, f := range cand {
-		g[i] *= edgeSign(adj, f)
+	for i := range cand {
+		g[i] *= candSign[i]
 		if g[i] > 0 {
 			idx = append(idx, i)
 		}
@@ -439,9 +458,10 @@ func fillBudget(env *Env, pg *pairGrader, pairs, flips []Flip, budget int) ([]Fl
 // sampleFinal turns relaxed weights into at most budget flips: first the
 // top-budget weights (if topFirst), then up to samples Bernoulli(p) draws with at most
 // budget flips; it keeps the draw with the lowest target accuracy of the
-// attacked model (byLoss: the highest loss, as PGD).
+// attacked model (byLoss: the highest loss, as PGD) and returns it with its
+// evaluation (the zero Eval if no draw was within the budget).
 func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng interface{ Float64() float64 },
-	byLoss, topFirst bool) ([]Flip, error) {
+	byLoss, topFirst bool) ([]Flip, Eval, error) {
 	q := slices.Clone(p)
 	for i, v := range q {
 		if v <= pEps {
@@ -449,6 +469,7 @@ func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng i
 		}
 	}
 	var bestFlips []Flip
+	var bestEv Eval
 	bestScore := math.Inf(1)
 	first := 1
 	if topFirst {
@@ -463,15 +484,7 @@ func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng i
 					idx = append(idx, i)
 				}
 			}
-			slices.SortStableFunc(idx, func(x, y int) int {
-				switch {
-				case q[x] > q[y]:
-					return -1
-				case q[x] < q[y]:
-					return 1
-				}
-				return 0
-			})
+			sortByValue(idx, q, true)
 			for _, i := range idx[:min(budget, len(idx))] {
 				flips = append(flips, pairs[i])
 			}
@@ -488,21 +501,21 @@ func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng i
 		sortFlips(flips)
 		adj, err := ApplyFlips(env.Problem.Adj, flips)
 		if err != nil {
-			return nil, err
+			return nil, Eval{}, err
 		}
 		ev, err := env.Engine.Evaluate(adj, env.Loss, env.Targets, env.Problem.Labels, false)
 		if err != nil {
-			return nil, err
+			return nil, Eval{}, err
 		}
 		score := ev.Accuracy
 		if byLoss {
 			score = -ev.Loss
 		}
 		if bestFlips == nil || score < bestScore {
-			bestScore, bestFlips = score, flips
+			bestScore, bestFlips, bestEv = score, flips, ev
 		}
 	}
-	return bestFlips, nil
+	return bestFlips, bestEv, nil
 }
 
 // denseOK reports whether an n-node graph's relaxed weights fit in memory

@@ -91,13 +91,9 @@ func Run(ctx context.Context, cfg Config, p *Problem) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	reg := cfg.Registry
-	if reg == nil {
-		reg = Default()
-	}
-	spec, ok := reg.Lookup(cfg.Attack)
-	if !ok {
-		return nil, fmt.Errorf("unknown attack %q (known: %v)", cfg.Attack, reg.Names())
+	spec, err := cfg.Registry.orDefault().lookup(cfg.Attack)
+	if err != nil {
+		return nil, err
 	}
 	for _, e := range cfg.Epsilons {
 		if !(e >= 0 && e <= 1) {

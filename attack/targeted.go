@@ -3,18 +3,20 @@ package attack
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rgnn/rgnn/attack/nettack"
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/internal/stats"
 	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
 )
@@ -62,7 +64,7 @@ type TargetedBudget struct {
 	Plus     int
 }
 
-// String names the rule ("degree+2" or "eps").
+// String names the rule ("degree+2", or "round(eps*degree)" for Epsilons).
 func (b TargetedBudget) String() string {
 	if len(b.Epsilons) > 0 {
 		return "round(eps*degree)"
@@ -136,8 +138,10 @@ type TargetSummary struct {
 	MarginSE      float64 `json:"margin_se"`
 	// FailureRate is the fraction of targets still classified correctly.
 	FailureRate float64 `json:"failure_rate"`
-	// AttackSeconds is the time spent computing this victim's flips (the
-	// shared transfer flips count for every victim), per target.
+	// SecondsPerTarget is the time spent computing this victim's flips for
+	// every ε (the shared transfer flips count for every victim) divided by
+	// the number of attacked (target, budget) jobs: the mean time per job,
+	// the same in every ε's summary.
 	SecondsPerTarget float64 `json:"attack_seconds_per_target"`
 	// Mean numbers of edge and feature flips per target.
 	MeanEdgeFlips    float64 `json:"mean_edge_flips"`
@@ -173,13 +177,10 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	reg := cfg.Registry
-	if reg == nil {
-		reg = Default()
-	}
-	spec, ok := reg.Lookup(cfg.Attack)
-	if !ok {
-		return nil, fmt.Errorf("unknown attack %q (known: %v)", cfg.Attack, reg.Names())
+	reg := cfg.Registry.orDefault()
+	spec, err := reg.lookup(cfg.Attack)
+	if err != nil {
+		return nil, err
 	}
 	if !spec.Targeted || spec.NewTargeted == nil {
 		return nil, fmt.Errorf("attack %s is not targeted (targeted: %v)", spec.Name, reg.TargetedNames())
@@ -258,13 +259,27 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 			groups = append(groups, "given")
 		}
 	}
-	// jobs: every target × budget (zero budgets are skipped, as the reference)
+	// rows: every target × ε (zero budgets are skipped, as the reference);
+	// jobs: every distinct (target, budget), attacked once — two ε with the
+	// same budget at a target share the attack (it depends on the target,
+	// the budget and the seed only), rowJob[r] is row r's job
 	var jobs []TargetBudget
+	var rowJob []int
+	jobOf := map[TargetBudget]int{}
+	addRow := func(row TargetRow) {
+		tb := TargetBudget{row.Target, row.Budget}
+		j, ok := jobOf[tb]
+		if !ok {
+			j = len(jobs)
+			jobOf[tb] = j
+			jobs = append(jobs, tb)
+		}
+		rowJob = append(rowJob, j)
+		res.Rows = append(res.Rows, row)
+	}
 	for i, u := range res.Targets {
 		if len(cfg.Budget.Epsilons) == 0 {
-			b := deg[u] + cfg.Budget.Plus
-			jobs = append(jobs, TargetBudget{u, b})
-			res.Rows = append(res.Rows, TargetRow{Target: u, Group: groups[i], Degree: deg[u], Budget: b})
+			addRow(TargetRow{Target: u, Group: groups[i], Degree: deg[u], Budget: deg[u] + cfg.Budget.Plus})
 			continue
 		}
 		for _, e := range cfg.Budget.Epsilons {
@@ -273,8 +288,7 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 				res.Skipped++
 				continue
 			}
-			jobs = append(jobs, TargetBudget{u, b})
-			res.Rows = append(res.Rows, TargetRow{Target: u, Group: groups[i], Degree: deg[u], Epsilon: e, Budget: b})
+			addRow(TargetRow{Target: u, Group: groups[i], Degree: deg[u], Epsilon: e, Budget: b})
 		}
 	}
 	if len(jobs) == 0 {
@@ -301,7 +315,10 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 			f, err = a.PerturbTargets(ctx, env, jobs)
 		}
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("%s: %w", spec.Name, err)
+			if !strings.HasPrefix(err.Error(), spec.Name+":") { // nettack's errors name it already
+				err = fmt.Errorf("%s: %w", spec.Name, err)
+			}
+			return nil, nil, 0, err
 		}
 		if ff == nil {
 			ff = make([][]FeatureFlip, len(f))
@@ -369,13 +386,24 @@ func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*Targeted
 	if res.Mode == "transfer" {
 		res.AttackSeconds = secs[0]
 	}
-	// evaluation
+	// evaluation, once per job: a row whose job an earlier row had gets
+	// that row's victims (the same flips give the same margins)
 	prog := progress("evaluate")
+	evaluated := make([]int, len(jobs)) // job → 1 + the row that evaluated it
 	for r := range res.Rows {
 		row := &res.Rows[r]
 		u := row.Target
+		j := rowJob[r]
+		if r0 := evaluated[j] - 1; r0 >= 0 {
+			row.Victims = slices.Clone(res.Rows[r0].Victims)
+			if prog != nil {
+				prog(r+1, len(res.Rows))
+			}
+			continue
+		}
+		evaluated[j] = r + 1
 		for i, v := range cfg.Victims {
-			fl, ff := flips[i][r], fflips[i][r]
+			fl, ff := flips[i][j], fflips[i][j]
 			adj, err := ApplyFlips(p.Adj, fl)
 			if err != nil {
 				return nil, err
@@ -496,8 +524,8 @@ func summarizeTargets(rows []TargetRow, victims []Victim, eps []float64, secs []
 			if len(ms) == 0 {
 				continue
 			}
-			mean, se := meanSE(ms)
-			cmean, _ := meanSE(cm)
+			mean, se := stats.MeanSE(ms)
+			cmean, _ := stats.MeanSE(cm)
 			k := float64(len(ms))
 			out = append(out, TargetSummary{Victim: v.Name, Epsilon: e, Targets: len(ms), CleanMargin: cmean,
 				CleanAccuracy: float64(cleanOK) / k, MeanMargin: mean, MarginSE: se, FailureRate: float64(fail) / k,
@@ -505,26 +533,6 @@ func summarizeTargets(rows []TargetRow, victims []Victim, eps []float64, secs []
 		}
 	}
 	return out
-}
-
-// meanSE returns the mean and its standard error (sample s.d./√k).
-func meanSE(v []float64) (float64, float64) {
-	if len(v) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	if len(v) < 2 {
-		return m, 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(s/float64(len(v)-1)) / math.Sqrt(float64(len(v)))
 }
 
 // TargetFileName is the name of one target's perturbed graph.
@@ -537,11 +545,13 @@ func TargetFileName(dataset, attack string, seed uint64, target, budget int, vic
 }
 
 // Save writes every target's perturbed graph into dir in the reference
-// attack format (per victim in direct mode) and returns the paths. A
-// target with feature flips also gets them as feature_flips (k×2 int64:
-// node, feature; toggles of the binary features the attack saw).
+// attack format (per victim in direct mode) and returns the paths, each
+// once (rows of two ε with the same budget share one file). A target with
+// feature flips also gets them as feature_flips (k×2 int64: node, feature;
+// toggles of the binary features the attack saw).
 func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 	var paths []string
+	saved := map[string]bool{}
 	for _, r := range res.Rows {
 		for i, v := range r.Victims {
 			victim := ""
@@ -550,6 +560,11 @@ func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 			} else if i > 0 {
 				break // transfer: the same flips for every victim
 			}
+			path := filepath.Join(dir, TargetFileName(res.Dataset, res.Attack, res.Seed, r.Target, r.Budget, victim))
+			if saved[path] {
+				continue
+			}
+			saved[path] = true
 			fl := make([]Flip, len(v.Flips))
 			for k, f := range v.Flips {
 				fl[k] = Flip{int32(f[0]), int32(f[1])}
@@ -558,13 +573,16 @@ func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
 			if err != nil {
 				return paths, err
 			}
-			path := filepath.Join(dir, TargetFileName(res.Dataset, res.Attack, res.Seed, r.Target, r.Budget, victim))
-			if len(v.FeatureFlips) > 0 {
-				err = savePerturbed(path, adj, v.FeatureFlips)
-			} else {
-				err = data.SavePerturbedAdj(path, adj)
+			var extra []npz.Entry
+			if ff := v.FeatureFlips; len(ff) > 0 {
+				// the target's feature flips, k×2 int64 (node, feature)
+				fl := make([]int64, 0, 2*len(ff))
+				for _, f := range ff {
+					fl = append(fl, int64(f[0]), int64(f[1]))
+				}
+				extra = append(extra, npz.I64("feature_flips", []int{len(ff), 2}, fl))
 			}
-			if err != nil {
+			if err := data.SavePerturbedAdj(path, adj, extra...); err != nil {
 				return paths, err
 			}
 			paths = append(paths, path)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rgnn/rgnn/npz"
+	"github.com/rgnn/rgnn/attack/nettack"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -23,8 +23,8 @@ type FeatureTargetedAttack interface {
 }
 
 // Perturbs are the values of Options.Perturb for attacks that implement
-// FeatureTargetedAttack ("" means "structure").
-var Perturbs = []string{"structure", "features", "both"}
+// FeatureTargetedAttack ("" means "structure"): nettack's PerturbNames.
+var Perturbs = nettack.PerturbNames
 
 // CheckFeatureFlips verifies feature flips of an n×d feature matrix: in
 // range, no feature flipped twice, at most budget (budget < 0: no bound).
@@ -87,25 +87,4 @@ func ApplyFeatureFlips(x *tensor.CSR, ff []FeatureFlip) (*tensor.CSR, error) {
 		out.Indptr[r+1] = len(out.Indices)
 	}
 	return out, nil
-}
-
-// savePerturbed writes one target's perturbed graph in the reference
-// attack format (edge_index, edge_weight, shape) and, if there are any,
-// its feature flips as feature_flips (k×2 int64: node, feature).
-func savePerturbed(path string, adj *tensor.CSR, ff [][2]int) error {
-	e := adj.Nnz()
-	ei := make([]int64, 2*e)
-	w := make([]float32, e)
-	for r := 0; r < adj.Rows; r++ {
-		for k := adj.Indptr[r]; k < adj.Indptr[r+1]; k++ {
-			ei[k], ei[e+k], w[k] = int64(r), int64(adj.Indices[k]), adj.Values[k]
-		}
-	}
-	fl := make([]int64, 0, 2*len(ff))
-	for _, f := range ff {
-		fl = append(fl, int64(f[0]), int64(f[1]))
-	}
-	return npz.WriteFile(path, npz.I64("edge_index", []int{2, e}, ei), npz.F32("edge_weight", []int{e}, w),
-		npz.I64("shape", []int{2}, []int64{int64(adj.Rows), int64(adj.Cols)}),
-		npz.I64("feature_flips", []int{len(ff), 2}, fl))
 }

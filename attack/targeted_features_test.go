@@ -172,3 +172,16 @@ func TestRunTargetedNettackFeatures(t *testing.T) {
 		t.Error("unknown perturbation accepted")
 	}
 }
+
+// Nettack's own error on non-binary features is passed on with its
+// "nettack:" prefix once, not twice.
+func TestRunTargetedNettackNonBinaryError(t *testing.T) {
+	p := smallProblem(t, 30, 3)
+	victims := []Victim{{Name: "gcn", Model: trainedSmall(t, p, "gcn", 1)}}
+	_, err := RunTargeted(context.Background(), TargetedConfig{Attack: "nettack", Targets: p.Test[:2], Budget: TargetedBudget{Plus: 1},
+		Seed: 1, Options: Options{Perturb: "features"}, Victims: victims}, p)
+	if err == nil || !strings.HasPrefix(err.Error(), "nettack: ") || strings.Contains(err.Error(), "nettack: nettack:") ||
+		!strings.Contains(err.Error(), "binary") {
+		t.Fatalf("non-binary features: %v", err)
+	}
+}

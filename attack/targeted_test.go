@@ -174,3 +174,61 @@ func TestTargetedErrors(t *testing.T) {
 		t.Fatalf("global run of local_prbcd: %v", err)
 	}
 }
+
+// Two ε with the same budget at a target share one attack: the rows are
+// those of running each ε on its own, and Save writes and lists each
+// (target, budget) file once.
+func TestRunTargetedSharedBudgets(t *testing.T) {
+	p := smallProblem(t, 40, 7)
+	m := trainedSmall(t, p, "gcn", 1)
+	targets := p.Test[:6]
+	run := func(attack string, eps []float64) *TargetedResult {
+		res, err := RunTargeted(context.Background(), TargetedConfig{Attack: attack, Targets: targets,
+			Budget: TargetedBudget{Epsilons: eps}, Seed: 3, Direct: attack == "local_prbcd",
+			Options: Options{Epochs: 20, FineTuneEpochs: 5}, Victims: []Victim{{Name: "gcn", Model: m}}}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	eps := []float64{0.5, 0.55, 1}
+	for _, attack := range []string{"nettack", "local_prbcd"} {
+		both := run(attack, eps)
+		var alone []TargetRow
+		for _, e := range eps {
+			alone = append(alone, run(attack, []float64{e}).Rows...)
+		}
+		shared := 0
+		for _, r := range both.Rows {
+			var a *TargetRow
+			for k := range alone {
+				if alone[k].Target == r.Target && alone[k].Epsilon == r.Epsilon {
+					a = &alone[k]
+				}
+			}
+			if a == nil || !reflect.DeepEqual(*a, r) {
+				t.Fatalf("%s target %d ε=%v: %+v, alone %+v", attack, r.Target, r.Epsilon, r, a)
+			}
+			for _, o := range both.Rows {
+				if o.Target == r.Target && o.Budget == r.Budget && o.Epsilon != r.Epsilon {
+					shared++
+				}
+			}
+		}
+		if shared == 0 {
+			t.Fatalf("%s: no two ε share a budget; the test needs one", attack)
+		}
+		paths, err := both.Save(t.TempDir(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, q := range paths {
+			if seen[q] {
+				t.Fatalf("%s: %s listed twice", attack, q)
+			}
+			seen[q] = true
+		}
+		t.Logf("%s: %d rows, %d sharing a budget, %d files", attack, len(both.Rows), shared, len(paths))
+	}
+}

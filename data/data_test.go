@@ -200,6 +200,19 @@ func TestPerturbedRoundTrip(t *testing.T) {
 	if _, err := LoadPerturbedAdj(p, 10); err == nil {
 		t.Fatal("wrong node count accepted")
 	}
+	// extra entries follow the graph's and leave it readable
+	px := filepath.Join(t.TempDir(), "pert_extra.npz")
+	if err := SavePerturbedAdj(px, g.Adj, npz.I64("feature_flips", []int{1, 2}, []int64{3, 4})); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := LoadPerturbedAdj(px, g.NumNodes()); err != nil || !slices.Equal(back.Indices, g.Adj.Indices) {
+		t.Fatalf("graph with an extra entry: %v", err)
+	}
+	if a, err := npz.Open(px); err != nil {
+		t.Fatal(err)
+	} else if v, shape, err := a.Int64("feature_flips"); err != nil || !slices.Equal(shape, []int{1, 2}) || !slices.Equal(v, []int64{3, 4}) {
+		t.Fatalf("feature_flips %v %v: %v", shape, v, err)
+	}
 	ref := fixture.Reference(t, "attacks/cora_ml_fgsm_s0_eps0.1.npz")
 	a, err := LoadPerturbedAdj(ref, g.NumNodes())
 	if err != nil {

@@ -103,9 +103,10 @@ func LoadPerturbedAdj(path string, n int) (*tensor.CSR, error) {
 	return adj, nil
 }
 
-// SavePerturbedAdj writes adj in the reference attack format (both
-// directions of every edge, weight 1), atomically.
-func SavePerturbedAdj(path string, adj *tensor.CSR) error {
+// SavePerturbedAdj writes adj in the reference attack format (edge_index
+// with both directions of every edge, edge_weight, shape), atomically,
+// followed by any extra entries (e.g. a targeted attack's feature_flips).
+func SavePerturbedAdj(path string, adj *tensor.CSR, extra ...npz.Entry) error {
 	e := adj.Nnz()
 	ei := make([]int64, 2*e)
 	w := make([]float32, e)
@@ -114,6 +115,7 @@ func SavePerturbedAdj(path string, adj *tensor.CSR) error {
 			ei[k], ei[e+k], w[k] = int64(r), int64(adj.Indices[k]), adj.Values[k]
 		}
 	}
-	return npz.WriteFile(path, npz.I64("edge_index", []int{2, e}, ei), npz.F32("edge_weight", []int{e}, w),
-		npz.I64("shape", []int{2}, []int64{int64(adj.Rows), int64(adj.Cols)}))
+	entries := append([]npz.Entry{npz.I64("edge_index", []int{2, e}, ei), npz.F32("edge_weight", []int{e}, w),
+		npz.I64("shape", []int{2}, []int64{int64(adj.Rows), int64(adj.Cols)})}, extra...)
+	return npz.WriteFile(path, entries...)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/internal/stats"
 )
 
 // modelOrder is the row order of the paper's tables.
@@ -99,23 +100,7 @@ func num(m map[string]any, k string) float64 {
 }
 
 // meanSE returns the mean and the standard error of the mean (0 for one value).
-func meanSE(v []float64) (mean, se float64) {
-	if len(v) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss/float64(len(v)-1)) / math.Sqrt(float64(len(v)))
-}
+var meanSE = stats.MeanSE
 
 // fmtMeanSE renders mean ± s.e. with the given decimals; a single value is
 // shown without the ± (there is no spread to report), no values as "–".
