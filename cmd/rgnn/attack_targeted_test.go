@@ -198,6 +198,16 @@ func TestAttackTargetedFeatures(t *testing.T) {
 			if got := a.Has("feature_flips"); got != (len(v.FeatureFlips) > 0) {
 				t.Fatalf("%s: feature_flips saved %v, %d flips", rep.Files[i], got, len(v.FeatureFlips))
 			}
+			// eval --graph applies the saved feature flips
+			es, err := runRoot(t, "eval", "--data-dir", dir, "--binary-attr", "--weights", w, "--split-seed", "0",
+				"--graph", rep.Files[i], "--json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ev evalReport
+			if err := json.Unmarshal([]byte(es), &ev); err != nil || ev.FeatureFlips != len(v.FeatureFlips) {
+				t.Fatalf("eval --graph %s: %+v (%v), want %d feature flips", rep.Files[i], ev, err, len(v.FeatureFlips))
+			}
 		}
 		if perturb == "features" && nf == 0 {
 			t.Fatalf("%s: no feature flip", perturb) // (with both, edges win at these two targets)
