@@ -73,10 +73,11 @@ attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node
 	f.String("attack", "prbcd", "attack: "+strings.Join(reg.Names(), ", "))
 	f.Float64Slice("epsilon", []float64{0.1, 0.25}, "budgets as fractions of the undirected edges (comma-separated)")
 	f.Int("seed", 0, "seed of the attack, the surrogate and (default) the split")
-	f.String("loss", "", "attack loss (default: the attack's; fgsm/pgd ce, prbcd tanh_margin, grbcd mce)")
+	f.String("loss", "", "attack loss (default: the attack's; fgsm/pgd ce, prbcd tanh_margin, grbcd mce, local_prbcd margin)")
 	f.String("surrogate", "gcn", "transfer surrogate model (only gcn)")
-	f.String("surrogate-weights", "", "weights of the surrogate (default: train it on the clean graph)")
-	f.Bool("adaptive", false, "attack the first victim itself instead of the surrogate (targeted attacks: every victim, direct)")
+	f.String("surrogate-weights", "", "gradient attacks: weights of the GCN surrogate (default: train it on the clean graph)")
+	f.Bool("adaptive", false, "gradient attacks: attack the first victim itself instead of the surrogate "+
+		"(local_prbcd: every victim, direct)")
 	f.String("victim", "gcn", "victim models, comma-separated: "+strings.Join(modelRegistry().Names(), ", "))
 	f.String("weights", "", "victim weights, comma-separated in --victim order (missing: train the victim)")
 	f.Float64("temperature", 1.0, "Soft Medoid / Soft Median temperature T of the victims")
@@ -365,14 +366,40 @@ func degreeTestFlag(f *pflag.FlagSet) (string, error) {
 }
 
 // sharedAttackFlags validates the flags global and targeted attacks share
-// (--loss, --surrogate, --refine, and that --variant and --degree-test
-// are given only to attacks that take them) and returns the loss name and refine rounds.
+// (--loss, --surrogate, --refine, and that --loss, --adaptive,
+// --surrogate-weights, --epochs, --block-size, --lr-factor, --variant and
+// --degree-test are given only to attacks that take them) and returns the
+// loss name and refine rounds.
 func sharedAttackFlags(f *pflag.FlagSet, spec attack.Spec) (string, int, error) {
 	lossName, _ := f.GetString("loss")
 	if lossName != "" {
 		if _, err := attack.LossByName(lossName); err != nil {
 			return "", 0, usageError{err}
 		}
+	}
+	if f.Changed("loss") && spec.DefaultLoss == "" {
+		return "", 0, usagef("--loss applies to attacks with a loss (%s), not %s",
+			attacksWhere(func(s attack.Spec) bool { return s.DefaultLoss != "" }), spec.Name)
+	}
+	// Only gradient attacks differentiate a model: the GCN surrogate
+	// (--surrogate-weights) or, with --adaptive, the victims.
+	for _, fl := range []string{"adaptive", "surrogate-weights"} {
+		if f.Changed(fl) && !spec.Gradient {
+			return "", 0, usagef("--%s applies to the gradient attacks (%s), not %s",
+				fl, attacksWhere(func(s attack.Spec) bool { return s.Gradient }), spec.Name)
+		}
+	}
+	if adaptive, _ := f.GetBool("adaptive"); adaptive && f.Changed("surrogate-weights") {
+		return "", 0, usagef("--surrogate-weights is for transfer attacks; --adaptive attacks the victims themselves")
+	}
+	if f.Changed("epochs") && !slices.Contains([]string{"pgd", "prbcd", "grbcd", "local_prbcd", "metattack"}, spec.Name) {
+		return "", 0, usagef("--epochs applies to pgd, prbcd, grbcd, local_prbcd and metattack only, not %s", spec.Name)
+	}
+	if f.Changed("block-size") && !slices.Contains([]string{"prbcd", "grbcd", "local_prbcd"}, spec.Name) {
+		return "", 0, usagef("--block-size applies to prbcd, grbcd and local_prbcd only, not %s", spec.Name)
+	}
+	if f.Changed("lr-factor") && spec.Name != "local_prbcd" {
+		return "", 0, usagef("--lr-factor applies to local_prbcd only, not %s", spec.Name)
 	}
 	if s, _ := f.GetString("surrogate"); s != "gcn" {
 		return "", 0, usagef("--surrogate must be gcn, got %q", s)
@@ -391,4 +418,16 @@ func sharedAttackFlags(f *pflag.FlagSet, spec attack.Spec) (string, int, error) 
 		return "", 0, usagef("--degree-test applies to nettack and metattack only, not %s", spec.Name)
 	}
 	return lossName, refine, nil
+}
+
+// attacksWhere lists the registered attacks whose spec satisfies ok.
+func attacksWhere(ok func(attack.Spec) bool) string {
+	reg := attack.Default()
+	var out []string
+	for _, n := range reg.Names() {
+		if s, _ := reg.Lookup(n); ok(s) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -94,6 +94,14 @@ func TestAttackTargetedCommand(t *testing.T) {
 		{"--attack", "local_prbcd", "--targets", tf, "--perturb", "features"},
 		{"--attack", "local_prbcd", "--targets", tf, "--perturb", "structure"}, // explicit on an edge-only attack
 		{"--attack", "dice", "--perturb", "both"},
+		// flags nettack ignores
+		{"--attack", "nettack", "--targets", tf, "--loss", "ce"},
+		{"--attack", "nettack", "--targets", tf, "--epochs", "10"},
+		{"--attack", "nettack", "--targets", tf, "--block-size", "10"},
+		{"--attack", "nettack", "--targets", tf, "--lr-factor", "0.1"},
+		{"--attack", "nettack", "--targets", tf, "--adaptive"},
+		{"--attack", "nettack", "--targets", tf, "--surrogate-weights", w},
+		{"--attack", "local_prbcd", "--targets", tf, "--adaptive", "--surrogate-weights", w},
 	} {
 		_, err := runRoot(t, append(append([]string{"attack"}, args...), "--data-dir", dir, "--weights", w, "--quiet")...)
 		var ue usageError

@@ -53,6 +53,20 @@ func TestAttackCommand(t *testing.T) {
 		{"attack", "--attack", "metattack", "--degree-test", "strict"},
 		{"attack", "--attack", "fgsm", "--degree-test", "off"},
 		{"attack", "--attack", "pgd", "--variant", "approx"},
+		// flags the attack ignores
+		{"attack", "--attack", "dice", "--loss", "ce"},
+		{"attack", "--attack", "metattack", "--loss", "ce"},
+		{"attack", "--attack", "dice", "--adaptive"},
+		{"attack", "--attack", "metattack", "--adaptive"},
+		{"attack", "--attack", "dice", "--surrogate-weights", "w.npz"},
+		{"attack", "--attack", "metattack", "--surrogate-weights", "w.npz"},
+		{"attack", "--attack", "prbcd", "--adaptive", "--surrogate-weights", "w.npz"},
+		{"attack", "--attack", "dice", "--epochs", "10"},
+		{"attack", "--attack", "fgsm", "--epochs", "10"},
+		{"attack", "--attack", "metattack", "--block-size", "10"},
+		{"attack", "--attack", "pgd", "--block-size", "10"},
+		{"attack", "--attack", "dice", "--block-size", "10"},
+		{"attack", "--attack", "prbcd", "--lr-factor", "2"},
 	} {
 		_, err := runRoot(t, append(args, "--data-dir", dir, "--quiet")...)
 		var ue usageError
