@@ -178,7 +178,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 	out, _ := f.GetString("out")
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
+			return fmt.Errorf("--out %s: %w", out, err)
 		}
 	}
 	var files []string

@@ -83,6 +83,7 @@ func TestAttackTargetedCommand(t *testing.T) {
 		{"--attack", "nettack", "--targets", tf, "--budget", "x"}, // bad budget
 		{"--attack", "nettack", "--targets", tf, "--budget", "degree+1", "--epsilon", "0.5"},
 		{"--attack", "nettack", "--targets", tf, "--epsilon", "0"},
+		{"--attack", "nettack", "--targets", tf, "--epsilon", "200"},
 		{"--attack", "nettack", "--targets", bad},
 		{"--attack", "nettack", "--targets", filepath.Join(tmp, "missing.txt")},
 		{"--attack", "local_prbcd", "--targets", tf, "--lr-factor", "-1"},
@@ -108,6 +109,12 @@ func TestAttackTargetedCommand(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Errorf("%v: got %v, want a usage error", args, err)
 		}
+	}
+	// a bad --out fails before the attack (a file where the directory should be)
+	badOut := filepath.Join(bad, "out")
+	if _, err := runRoot(t, "attack", "--data-dir", dir, "--attack", "nettack", "--targets", tf, "--weights", w,
+		"--out", badOut, "--quiet"); err == nil || !strings.Contains(err.Error(), "--out "+badOut) {
+		t.Errorf("--out under a file: %v", err)
 	}
 	if testing.Short() {
 		t.Skip("short: no end-to-end run")
