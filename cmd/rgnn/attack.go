@@ -13,7 +13,6 @@ import (
 
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/model"
-	"github.com/rgnn/rgnn/train"
 )
 
 // attackReport is the JSON output of `rgnn attack`.
@@ -161,7 +160,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 	}
 	if spec.Poisoning {
 		for i, vn := range victimNames {
-			victims[i].Train = victimTrainer(c, p, vn, uint64(seed), progress)
+			victims[i].Train = victimTrainer(c, p, vn, uint64(seed), "retrain", progress)
 		}
 	}
 	cfg := attack.Config{Attack: name, Epsilons: eps, Seed: uint64(seed), Loss: lossName,
@@ -297,33 +296,23 @@ func newProgress(quiet bool) func(stage string, done, total int) {
 
 // attackVictims builds the --victim models: with their --weights when given
 // (weights[i] for names[i]), otherwise trained here on the clean graph with
-// the reference protocol. Soft Medoid/Median victims are labelled with their
+// the reference protocol (victimTrainer). Soft Medoid/Median victims are labelled with their
 // temperature.
 func attackVictims(c *cobra.Command, p *problem, names, weights []string, seed int,
 	progress func(string, int, int)) ([]attack.Victim, error) {
 	var out []attack.Victim
 	for i, vn := range names {
-		m, err := victimModel(c, p, vn, uint64(seed))
-		if err != nil {
-			return nil, err
-		}
+		var m model.Model
+		var err error
 		if i < len(weights) && weights[i] != "" {
-			if err := loadWeights(m, weights[i]); err != nil {
-				return nil, err
+			if m, err = victimModel(c, p, vn, uint64(seed)); err == nil {
+				err = loadWeights(m, weights[i])
 			}
 		} else {
-			g, err := m.Preprocess(p.Graph.Adj, p.Graph.Features)
-			if err != nil {
-				return nil, err
-			}
-			cfg := train.Config{Seed: uint64(seed)}
-			if progress != nil {
-				cfg.Progress = func(e int, _, _ float64) { progress("train "+vn, e+1, 3000) }
-			}
-			if _, err := train.Fit(context.Background(), m, train.Data{Graph: g, X: p.X, Labels: p.Graph.Labels,
-				Train: p.Train, Val: p.Val}, cfg); err != nil {
-				return nil, fmt.Errorf("victim %s: %w", vn, err)
-			}
+			m, err = victimTrainer(c, p, vn, uint64(seed), "train", progress)(context.Background(), p.Graph.Adj)
+		}
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, attack.Victim{Name: victimLabel(c, vn), Model: m})
 	}
