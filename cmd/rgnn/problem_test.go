@@ -90,6 +90,10 @@ func TestGraphFlagFeatureFlips(t *testing.T) {
 		!strings.Contains(out, "2 feature flips") {
 		t.Fatalf("eval text %q (%v)", out, err)
 	}
+	if out, err = runRoot(t, "train", "--data-dir", dir, "--binary-attr", "--max-epochs", "1", "--quiet", "--graph", path); err != nil ||
+		!strings.Contains(out, "graph "+path+", 2 feature flips") {
+		t.Fatalf("train text %q (%v)", out, err)
+	}
 	// TF-IDF features cannot take the flips
 	for _, args := range [][]string{{"eval", "--weights", w}, {"train", "--max-epochs", "1", "--quiet"}} {
 		_, err = runRoot(t, append(args, "--data-dir", dir, "--graph", path)...)

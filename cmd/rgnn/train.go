@@ -123,8 +123,12 @@ func runTrain(c *cobra.Command, _ []string) error {
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), rep)
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%s on %s (seed %d): test accuracy %.4f (%d test nodes), val accuracy %.4f\n",
-		rep.Model, rep.Dataset, seed, rep.TestAccuracy, rep.NTest, rep.ValAccuracy)
+	where := ""
+	if gc.Path != "" {
+		where = ", graph " + graphLabel(gc)
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%s on %s (seed %d%s): test accuracy %.4f (%d test nodes), val accuracy %.4f\n",
+		rep.Model, rep.Dataset, seed, where, rep.TestAccuracy, rep.NTest, rep.ValAccuracy)
 	fmt.Fprintf(c.OutOrStdout(), "%d epochs (best %d, val loss %.4f), %.2f ms/epoch\n",
 		res.Epochs, res.BestEpoch, res.BestValLoss, res.MsPerEpoch)
 	if rep.Weights != "" {
