@@ -88,9 +88,11 @@ attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node
 	f.String("variant", "self", "metattack variant: self (Meta-Self) or approx (MetaApprox)")
 	f.String("degree-test", "paper", "nettack/metattack degree-distribution likelihood-ratio test: paper (eq. 7 of Zügner et al.), "+
 		"repo (the log-likelihood sign of the published Nettack/Metattack code) or off (no test)")
-	f.Int("block-size", 0, "PR-BCD/GR-BCD block size (0: 1e6)")
+	f.Int("block-size", 0, "PR-BCD/GR-BCD block size (0: 1e6); local_prbcd: block of candidate pairs (u, v) per target (0: 10,000)")
 	f.Int("refine", 0, "PR-BCD: rounds of greedy swaps within the final block after sampling, each kept only if the "+
-		"attacked model's accuracy does not rise (0: none, as the reference)")
+		"attacked model's accuracy does not rise (0: none, as the reference); needs the GCN or GDC engine: the attacked "+
+		"model must be a gcn (the transfer surrogate, or an --adaptive gcn victim) or an --adaptive GDC model (gdc, sm_gdc, ...); "+
+		"other adaptive victims use the autograd tape engine, which cannot refine")
 	f.String("out", "", "directory for the perturbed graphs")
 	f.Bool("quiet", false, "no progress output")
 	addTargetedFlags(c)
@@ -119,9 +121,13 @@ func runAttack(c *cobra.Command, _ []string) error {
 		return err
 	}
 	eps, _ := f.GetFloat64Slice("epsilon")
-	for _, e := range eps {
+	for i, e := range eps {
 		if !(e >= 0 && e <= 1) {
 			return usagef("--epsilon values must be in [0, 1], got %v", e)
+		}
+		if spec.Incremental && i > 0 && e < eps[i-1] {
+			return usagef("%s is incremental (a larger ε continues from a smaller one's flips): give --epsilon in "+
+				"increasing order, got %v", name, eps)
 		}
 	}
 	lossName, refine, err := sharedAttackFlags(f, spec)

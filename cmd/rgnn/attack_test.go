@@ -67,6 +67,8 @@ func TestAttackCommand(t *testing.T) {
 		{"attack", "--attack", "pgd", "--block-size", "10"},
 		{"attack", "--attack", "dice", "--block-size", "10"},
 		{"attack", "--attack", "prbcd", "--lr-factor", "2"},
+		{"attack", "--attack", "metattack", "--epsilon", "0.002,0.001"}, // incremental: ε must increase
+		{"attack", "--attack", "fgsm", "--epsilon", "0.25,0.1"},
 	} {
 		_, err := runRoot(t, append(args, "--data-dir", dir, "--quiet")...)
 		var ue usageError
