@@ -53,6 +53,8 @@ func TestAttackCommand(t *testing.T) {
 		{"attack", "--attack", "metattack", "--degree-test", "strict"},
 		{"attack", "--attack", "fgsm", "--degree-test", "off"},
 		{"attack", "--attack", "pgd", "--variant", "approx"},
+		{"attack", "--attack", "metattack", "--variant", "exact"},
+		{"attack", "--attack", "metattack", "--weights", "w.npz"}, // poisoning: victims are trained here
 		// flags the attack ignores
 		{"attack", "--attack", "dice", "--loss", "ce"},
 		{"attack", "--attack", "metattack", "--loss", "ce"},
