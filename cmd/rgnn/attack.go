@@ -13,7 +13,6 @@ import (
 
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/model"
-	"github.com/rgnn/rgnn/train"
 )
 
 // attackReport is the JSON output of `rgnn attack`.
@@ -73,10 +72,11 @@ attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node
 	f.String("attack", "prbcd", "attack: "+strings.Join(reg.Names(), ", "))
 	f.Float64Slice("epsilon", []float64{0.1, 0.25}, "budgets as fractions of the undirected edges (comma-separated)")
 	f.Int("seed", 0, "seed of the attack, the surrogate and (default) the split")
-	f.String("loss", "", "attack loss (default: the attack's; fgsm/pgd ce, prbcd tanh_margin, grbcd mce)")
+	f.String("loss", "", "attack loss (default: the attack's; fgsm/pgd ce, prbcd tanh_margin, grbcd mce, local_prbcd margin)")
 	f.String("surrogate", "gcn", "transfer surrogate model (only gcn)")
-	f.String("surrogate-weights", "", "weights of the surrogate (default: train it on the clean graph)")
-	f.Bool("adaptive", false, "attack the first victim itself instead of the surrogate (targeted attacks: every victim, direct)")
+	f.String("surrogate-weights", "", "gradient attacks: weights of the GCN surrogate (default: train it on the clean graph)")
+	f.Bool("adaptive", false, "gradient attacks: attack the first victim itself instead of the surrogate "+
+		"(local_prbcd: every victim, direct)")
 	f.String("victim", "gcn", "victim models, comma-separated: "+strings.Join(modelRegistry().Names(), ", "))
 	f.String("weights", "", "victim weights, comma-separated in --victim order (missing: train the victim)")
 	f.Float64("temperature", 1.0, "Soft Medoid / Soft Median temperature T of the victims")
@@ -88,9 +88,11 @@ attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node
 	f.String("variant", "self", "metattack variant: self (Meta-Self) or approx (MetaApprox)")
 	f.String("degree-test", "paper", "nettack/metattack degree-distribution likelihood-ratio test: paper (eq. 7 of Zügner et al.), "+
 		"repo (the log-likelihood sign of the published Nettack/Metattack code) or off (no test)")
-	f.Int("block-size", 0, "PR-BCD/GR-BCD block size (0: 1e6)")
+	f.Int("block-size", 0, "PR-BCD/GR-BCD block size (0: 1e6); local_prbcd: block of candidate pairs (u, v) per target (0: 10,000)")
 	f.Int("refine", 0, "PR-BCD: rounds of greedy swaps within the final block after sampling, each kept only if the "+
-		"attacked model's accuracy does not rise (0: none, as the reference)")
+		"attacked model's accuracy does not rise (0: none, as the reference); needs the GCN or GDC engine: the attacked "+
+		"model must be a gcn (the transfer surrogate, or an --adaptive gcn victim) or an --adaptive GDC model (gdc, sm_gdc, ...); "+
+		"other adaptive victims use the autograd tape engine, which cannot refine")
 	f.String("out", "", "directory for the perturbed graphs")
 	f.Bool("quiet", false, "no progress output")
 	addTargetedFlags(c)
@@ -119,9 +121,13 @@ func runAttack(c *cobra.Command, _ []string) error {
 		return err
 	}
 	eps, _ := f.GetFloat64Slice("epsilon")
-	for _, e := range eps {
+	for i, e := range eps {
 		if !(e >= 0 && e <= 1) {
 			return usagef("--epsilon values must be in [0, 1], got %v", e)
+		}
+		if spec.Incremental && i > 0 && e < eps[i-1] {
+			return usagef("%s is incremental (a larger ε continues from a smaller one's flips): give --epsilon in "+
+				"increasing order, got %v", name, eps)
 		}
 	}
 	lossName, refine, err := sharedAttackFlags(f, spec)
@@ -160,7 +166,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 	}
 	if spec.Poisoning {
 		for i, vn := range victimNames {
-			victims[i].Train = victimTrainer(c, p, vn, uint64(seed), progress)
+			victims[i].Train = victimTrainer(c, p, vn, uint64(seed), "retrain", progress)
 		}
 	}
 	cfg := attack.Config{Attack: name, Epsilons: eps, Seed: uint64(seed), Loss: lossName,
@@ -177,7 +183,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 	out, _ := f.GetString("out")
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
+			return fmt.Errorf("--out %s: %w", out, err)
 		}
 	}
 	var files []string
@@ -296,33 +302,23 @@ func newProgress(quiet bool) func(stage string, done, total int) {
 
 // attackVictims builds the --victim models: with their --weights when given
 // (weights[i] for names[i]), otherwise trained here on the clean graph with
-// the reference protocol. Soft Medoid/Median victims are labelled with their
+// the reference protocol (victimTrainer). Soft Medoid/Median victims are labelled with their
 // temperature.
 func attackVictims(c *cobra.Command, p *problem, names, weights []string, seed int,
 	progress func(string, int, int)) ([]attack.Victim, error) {
 	var out []attack.Victim
 	for i, vn := range names {
-		m, err := victimModel(c, p, vn, uint64(seed))
-		if err != nil {
-			return nil, err
-		}
+		var m model.Model
+		var err error
 		if i < len(weights) && weights[i] != "" {
-			if err := loadWeights(m, weights[i]); err != nil {
-				return nil, err
+			if m, err = victimModel(c, p, vn, uint64(seed)); err == nil {
+				err = loadWeights(m, weights[i])
 			}
 		} else {
-			g, err := m.Preprocess(p.Graph.Adj, p.Graph.Features)
-			if err != nil {
-				return nil, err
-			}
-			cfg := train.Config{Seed: uint64(seed)}
-			if progress != nil {
-				cfg.Progress = func(e int, _, _ float64) { progress("train "+vn, e+1, 3000) }
-			}
-			if _, err := train.Fit(context.Background(), m, train.Data{Graph: g, X: p.X, Labels: p.Graph.Labels,
-				Train: p.Train, Val: p.Val}, cfg); err != nil {
-				return nil, fmt.Errorf("victim %s: %w", vn, err)
-			}
+			m, err = victimTrainer(c, p, vn, uint64(seed), "train", progress)(context.Background(), p.Graph.Adj)
+		}
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, attack.Victim{Name: victimLabel(c, vn), Model: m})
 	}
@@ -365,14 +361,40 @@ func degreeTestFlag(f *pflag.FlagSet) (string, error) {
 }
 
 // sharedAttackFlags validates the flags global and targeted attacks share
-// (--loss, --surrogate, --refine, and that --variant and --degree-test
-// are given only to attacks that take them) and returns the loss name and refine rounds.
+// (--loss, --surrogate, --refine, and that --loss, --adaptive,
+// --surrogate-weights, --epochs, --block-size, --lr-factor, --variant and
+// --degree-test are given only to attacks that take them) and returns the
+// loss name and refine rounds.
 func sharedAttackFlags(f *pflag.FlagSet, spec attack.Spec) (string, int, error) {
 	lossName, _ := f.GetString("loss")
 	if lossName != "" {
 		if _, err := attack.LossByName(lossName); err != nil {
 			return "", 0, usageError{err}
 		}
+	}
+	if f.Changed("loss") && spec.DefaultLoss == "" {
+		return "", 0, usagef("--loss applies to attacks with a loss (%s), not %s",
+			attacksWhere(func(s attack.Spec) bool { return s.DefaultLoss != "" }), spec.Name)
+	}
+	// Only gradient attacks differentiate a model: the GCN surrogate
+	// (--surrogate-weights) or, with --adaptive, the victims.
+	for _, fl := range []string{"adaptive", "surrogate-weights"} {
+		if f.Changed(fl) && !spec.Gradient {
+			return "", 0, usagef("--%s applies to the gradient attacks (%s), not %s",
+				fl, attacksWhere(func(s attack.Spec) bool { return s.Gradient }), spec.Name)
+		}
+	}
+	if adaptive, _ := f.GetBool("adaptive"); adaptive && f.Changed("surrogate-weights") {
+		return "", 0, usagef("--surrogate-weights is for transfer attacks; --adaptive attacks the victims themselves")
+	}
+	if f.Changed("epochs") && !slices.Contains([]string{"pgd", "prbcd", "grbcd", "local_prbcd", "metattack"}, spec.Name) {
+		return "", 0, usagef("--epochs applies to pgd, prbcd, grbcd, local_prbcd and metattack only, not %s", spec.Name)
+	}
+	if f.Changed("block-size") && !slices.Contains([]string{"prbcd", "grbcd", "local_prbcd"}, spec.Name) {
+		return "", 0, usagef("--block-size applies to prbcd, grbcd and local_prbcd only, not %s", spec.Name)
+	}
+	if f.Changed("lr-factor") && spec.Name != "local_prbcd" {
+		return "", 0, usagef("--lr-factor applies to local_prbcd only, not %s", spec.Name)
 	}
 	if s, _ := f.GetString("surrogate"); s != "gcn" {
 		return "", 0, usagef("--surrogate must be gcn, got %q", s)
@@ -391,4 +413,16 @@ func sharedAttackFlags(f *pflag.FlagSet, spec attack.Spec) (string, int, error) 
 		return "", 0, usagef("--degree-test applies to nettack and metattack only, not %s", spec.Name)
 	}
 	return lossName, refine, nil
+}
+
+// attacksWhere lists the registered attacks whose spec satisfies ok.
+func attacksWhere(ok func(attack.Spec) bool) string {
+	reg := attack.Default()
+	var out []string
+	for _, n := range reg.Names() {
+		if s, _ := reg.Lookup(n); ok(s) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -12,10 +12,11 @@ import (
 )
 
 // victimTrainer returns a function that trains a fresh victim vn from
-// scratch on a (perturbed) graph with the victim flags and seed, the
-// protocol `rgnn attack` uses for victims without --weights on the clean
-// graph: poisoning attacks retrain every victim on every perturbed graph.
-func victimTrainer(c *cobra.Command, p *problem, vn string, seed uint64,
+// scratch on a graph with the victim flags and seed, reporting progress
+// as stage "<stage> <vn>": `rgnn attack` trains victims without --weights
+// on the clean graph with it (stage "train"), and poisoning attacks retrain
+// every victim on every perturbed graph (stage "retrain").
+func victimTrainer(c *cobra.Command, p *problem, vn string, seed uint64, stage string,
 	progress func(stage string, done, total int)) func(context.Context, *tensor.CSR) (model.Model, error) {
 	return func(ctx context.Context, adj *tensor.CSR) (model.Model, error) {
 		m, err := victimModel(c, p, vn, seed)
@@ -28,7 +29,7 @@ func victimTrainer(c *cobra.Command, p *problem, vn string, seed uint64,
 		}
 		cfg := train.Config{Seed: seed}
 		if progress != nil {
-			cfg.Progress = func(e int, _, _ float64) { progress("retrain "+vn, e+1, 3000) }
+			cfg.Progress = func(e int, _, _ float64) { progress(stage+" "+vn, e+1, 3000) }
 		}
 		if _, err := train.Fit(ctx, m, train.Data{Graph: g, X: p.X, Labels: p.Graph.Labels,
 			Train: p.Train, Val: p.Val}, cfg); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,7 +12,8 @@ import (
 
 // rgnn attack --attack metattack: poisoning end to end on cora_ml with a
 // short inner training (3 steps) and tiny budgets: victims retrained per
-// budget, incremental flips, saved graphs, --json, usage errors.
+// budget, incremental flips, saved graphs, --json (its usage errors are in
+// TestAttackCommand).
 func TestAttackMetattackCommand(t *testing.T) {
 	dir := fixture.DataDir(t)
 	outDir := t.TempDir()
@@ -59,15 +59,5 @@ func TestAttackMetattackCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(rep.Files[0]); err != nil {
 		t.Fatal(err)
-	}
-	for _, args := range [][]string{
-		{"attack", "--attack", "metattack", "--variant", "exact"},
-		{"attack", "--attack", "metattack", "--weights", "w.npz"},
-	} {
-		_, err := runRoot(t, append(args, "--data-dir", dir, "--quiet")...)
-		var ue usageError
-		if !errors.As(err, &ue) {
-			t.Errorf("%v: got %v, want a usage error", args, err)
-		}
 	}
 }

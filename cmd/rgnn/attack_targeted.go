@@ -119,8 +119,8 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 	case f.Changed("epsilon"):
 		budget.Epsilons, _ = f.GetFloat64Slice("epsilon")
 		for _, e := range budget.Epsilons {
-			if !(e > 0) {
-				return usagef("--epsilon values of a targeted attack must be > 0 (budget round(ε·degree)), got %v", e)
+			if !(e > 0 && e <= 100) {
+				return usagef("--epsilon values of a targeted attack must be in (0, 100] (budget round(ε·degree)), got %v", e)
 			}
 		}
 		if len(budget.Epsilons) == 0 {
@@ -178,6 +178,13 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 	if cfg.Surrogate, err = surrogateFromFlag(c, p, seed); err != nil {
 		return err
 	}
+	// A bad --out is found before the attack, not after it.
+	out, _ := f.GetString("out")
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return fmt.Errorf("--out %s: %w", out, err)
+		}
+	}
 	res, err := attack.RunTargeted(context.Background(), cfg, prob)
 	if progress != nil {
 		fmt.Fprint(progressWriter(), "\r\033[K")
@@ -186,10 +193,7 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 		return err
 	}
 	rep := targetedReport{TargetedResult: res}
-	if out, _ := f.GetString("out"); out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
+	if out != "" {
 		if rep.Files, err = res.Save(out, prob); err != nil {
 			return err
 		}
@@ -239,7 +243,7 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 		fmt.Fprintf(w, "  (%d target/ε pairs with budget round(ε·degree) = 0 skipped)\n", res.Skipped)
 	}
 	if len(rep.Files) > 0 {
-		fmt.Fprintf(w, "saved %d perturbed graphs in %s\n", len(rep.Files), f.Lookup("out").Value.String())
+		fmt.Fprintf(w, "saved %d perturbed graphs in %s\n", len(rep.Files), out)
 	}
 	return nil
 }

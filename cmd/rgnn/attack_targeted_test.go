@@ -83,6 +83,7 @@ func TestAttackTargetedCommand(t *testing.T) {
 		{"--attack", "nettack", "--targets", tf, "--budget", "x"}, // bad budget
 		{"--attack", "nettack", "--targets", tf, "--budget", "degree+1", "--epsilon", "0.5"},
 		{"--attack", "nettack", "--targets", tf, "--epsilon", "0"},
+		{"--attack", "nettack", "--targets", tf, "--epsilon", "200"},
 		{"--attack", "nettack", "--targets", bad},
 		{"--attack", "nettack", "--targets", filepath.Join(tmp, "missing.txt")},
 		{"--attack", "local_prbcd", "--targets", tf, "--lr-factor", "-1"},
@@ -94,12 +95,26 @@ func TestAttackTargetedCommand(t *testing.T) {
 		{"--attack", "local_prbcd", "--targets", tf, "--perturb", "features"},
 		{"--attack", "local_prbcd", "--targets", tf, "--perturb", "structure"}, // explicit on an edge-only attack
 		{"--attack", "dice", "--perturb", "both"},
+		// flags nettack ignores
+		{"--attack", "nettack", "--targets", tf, "--loss", "ce"},
+		{"--attack", "nettack", "--targets", tf, "--epochs", "10"},
+		{"--attack", "nettack", "--targets", tf, "--block-size", "10"},
+		{"--attack", "nettack", "--targets", tf, "--lr-factor", "0.1"},
+		{"--attack", "nettack", "--targets", tf, "--adaptive"},
+		{"--attack", "nettack", "--targets", tf, "--surrogate-weights", w},
+		{"--attack", "local_prbcd", "--targets", tf, "--adaptive", "--surrogate-weights", w},
 	} {
 		_, err := runRoot(t, append(append([]string{"attack"}, args...), "--data-dir", dir, "--weights", w, "--quiet")...)
 		var ue usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%v: got %v, want a usage error", args, err)
 		}
+	}
+	// a bad --out fails before the attack (a file where the directory should be)
+	badOut := filepath.Join(bad, "out")
+	if _, err := runRoot(t, "attack", "--data-dir", dir, "--attack", "nettack", "--targets", tf, "--weights", w,
+		"--out", badOut, "--quiet"); err == nil || !strings.Contains(err.Error(), "--out "+badOut) {
+		t.Errorf("--out under a file: %v", err)
 	}
 	if testing.Short() {
 		t.Skip("short: no end-to-end run")
@@ -197,6 +212,16 @@ func TestAttackTargetedFeatures(t *testing.T) {
 			}
 			if got := a.Has("feature_flips"); got != (len(v.FeatureFlips) > 0) {
 				t.Fatalf("%s: feature_flips saved %v, %d flips", rep.Files[i], got, len(v.FeatureFlips))
+			}
+			// eval --graph applies the saved feature flips
+			es, err := runRoot(t, "eval", "--data-dir", dir, "--binary-attr", "--weights", w, "--split-seed", "0",
+				"--graph", rep.Files[i], "--json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ev evalReport
+			if err := json.Unmarshal([]byte(es), &ev); err != nil || ev.FeatureFlips != len(v.FeatureFlips) {
+				t.Fatalf("eval --graph %s: %+v (%v), want %d feature flips", rep.Files[i], ev, err, len(v.FeatureFlips))
 			}
 		}
 		if perturb == "features" && nf == 0 {

@@ -53,6 +53,24 @@ func TestAttackCommand(t *testing.T) {
 		{"attack", "--attack", "metattack", "--degree-test", "strict"},
 		{"attack", "--attack", "fgsm", "--degree-test", "off"},
 		{"attack", "--attack", "pgd", "--variant", "approx"},
+		{"attack", "--attack", "metattack", "--variant", "exact"},
+		{"attack", "--attack", "metattack", "--weights", "w.npz"}, // poisoning: victims are trained here
+		// flags the attack ignores
+		{"attack", "--attack", "dice", "--loss", "ce"},
+		{"attack", "--attack", "metattack", "--loss", "ce"},
+		{"attack", "--attack", "dice", "--adaptive"},
+		{"attack", "--attack", "metattack", "--adaptive"},
+		{"attack", "--attack", "dice", "--surrogate-weights", "w.npz"},
+		{"attack", "--attack", "metattack", "--surrogate-weights", "w.npz"},
+		{"attack", "--attack", "prbcd", "--adaptive", "--surrogate-weights", "w.npz"},
+		{"attack", "--attack", "dice", "--epochs", "10"},
+		{"attack", "--attack", "fgsm", "--epochs", "10"},
+		{"attack", "--attack", "metattack", "--block-size", "10"},
+		{"attack", "--attack", "pgd", "--block-size", "10"},
+		{"attack", "--attack", "dice", "--block-size", "10"},
+		{"attack", "--attack", "prbcd", "--lr-factor", "2"},
+		{"attack", "--attack", "metattack", "--epsilon", "0.002,0.001"}, // incremental: ε must increase
+		{"attack", "--attack", "fgsm", "--epsilon", "0.25,0.1"},
 	} {
 		_, err := runRoot(t, append(args, "--data-dir", dir, "--quiet")...)
 		var ue usageError

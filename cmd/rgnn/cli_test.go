@@ -79,6 +79,10 @@ func TestEvalAndTrainCommands(t *testing.T) {
 	if tr.Graph != g || tr.NTest != 2530 {
 		t.Fatalf("train --graph report %+v", tr)
 	}
+	if out, err = runRoot(t, "train", "--data-dir", dir, "--max-epochs", "1", "--quiet", "--graph", g); err != nil ||
+		!strings.Contains(out, "(seed 0, graph "+g+")") {
+		t.Fatalf("train --graph text output does not name the graph: %q (%v)", out, err)
+	}
 	if out, err = runRoot(t, "eval", "--data-dir", dir, "--weights", saved, "--graph", g, "--json"); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ type evalReport struct {
 	Weights      string  `json:"weights"`
 	SplitSeed    int     `json:"split_seed"`
 	Graph        string  `json:"graph,omitempty"`
+	FeatureFlips int     `json:"feature_flips,omitempty"`
 	TestAccuracy float64 `json:"test_accuracy"`
 	NTest        int     `json:"n_test"`
 	NCorrect     int     `json:"n_correct"`
@@ -28,7 +29,10 @@ func newEvalCmd() *cobra.Command {
 		Long: `Evaluate a model's weights (ours, or the reference's layout as in
 shared/reference/pretrained) on the test nodes of a split. With --graph the
 model runs on a perturbed adjacency in the reference attack format
-(edge_index, edge_weight, shape); preprocessing such as GDC is recomputed on it.`,
+(edge_index, edge_weight, shape); preprocessing such as GDC is recomputed on it.
+If the file also holds feature flips (feature_flips, saved by 'rgnn attack
+--perturb features|both'), they are applied to the features, which must be
+binary (--binary-attr).`,
 		Example: `  rgnn eval --dataset cora_ml --model gcn --weights cora_ml_Vanilla_GCN_s0_bin0.npz --split-seed 0
   rgnn eval --dataset cora_ml --model gcn --weights W.npz --split-seed 0 --graph cora_ml_fgsm_s0_eps0.1.npz --json`,
 		Args: cobra.NoArgs,
@@ -37,7 +41,8 @@ model runs on a perturbed adjacency in the reference attack format
 	addProblemFlags(c)
 	addModelFlags(c)
 	c.Flags().String("weights", "", "weights file (.npz) (required)")
-	c.Flags().String("graph", "", "perturbed adjacency (.npz with edge_index, edge_weight, shape)")
+	c.Flags().String("graph", "", "perturbed adjacency (.npz with edge_index, edge_weight, shape; "+
+		"its feature_flips, if any, are applied to the features, which needs --binary-attr)")
 	addJSONFlag(c)
 	return c
 }
@@ -58,25 +63,25 @@ func runEval(c *cobra.Command, _ []string) error {
 	if err := loadWeights(m, wpath); err != nil {
 		return err
 	}
-	adj, gpath, err := graphFlag(c, p)
+	gc, err := graphFlag(c, p)
 	if err != nil {
 		return err
 	}
-	g, err := m.Preprocess(adj, p.Graph.Features)
+	g, err := m.Preprocess(gc.Adj, p.Graph.Features)
 	if err != nil {
 		return err
 	}
 	logits := train.Predict(m, g, p.X)
 	acc := train.Accuracy(logits, p.Graph.Labels, p.Test)
 	rep := evalReport{Dataset: p.Graph.Name, Model: m.Name(), Weights: wpath, SplitSeed: p.SplitSeed,
-		Graph: gpath, TestAccuracy: acc, NTest: len(p.Test), NCorrect: int(acc*float64(len(p.Test)) + 0.5),
-		Edges: adj.Nnz() / 2}
+		Graph: gc.Path, FeatureFlips: gc.FeatureFlips, TestAccuracy: acc, NTest: len(p.Test),
+		NCorrect: int(acc*float64(len(p.Test)) + 0.5), Edges: gc.Adj.Nnz() / 2}
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), rep)
 	}
 	where := "clean graph"
-	if gpath != "" {
-		where = gpath
+	if gc.Path != "" {
+		where = graphLabel(gc)
 	}
 	fmt.Fprintf(c.OutOrStdout(), "%s on %s (%s, split seed %d): test accuracy %.4f (%d/%d)\n",
 		rep.Model, rep.Dataset, where, rep.SplitSeed, acc, rep.NCorrect, rep.NTest)

@@ -8,9 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rgnn/rgnn/aggregate"
+	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -102,13 +104,97 @@ func saveWeights(m model.Model, path string) error { return model.SaveWeights(m,
 
 func loadPerturbed(path string, n int) (*tensor.CSR, error) { return data.LoadPerturbedAdj(path, n) }
 
-// graphFlag returns the adjacency to use: the perturbed graph named by the
-// command's --graph flag, or p's clean graph when it is empty; and the path.
-func graphFlag(c *cobra.Command, p *problem) (*tensor.CSR, string, error) {
+// graphChoice is the graph a command runs on (graphFlag).
+type graphChoice struct {
+	Adj          *tensor.CSR
+	Path         string // --graph; "" for the clean graph
+	FeatureFlips int    // feature flips applied from the file
+}
+
+// graphFlag returns the graph to use: the perturbed graph named by the
+// command's --graph flag, or p's clean graph when it is empty. When the
+// file also holds feature flips (feature_flips, k×2: node, feature; saved
+// by 'rgnn attack --perturb features|both'), they are validated and
+// applied: p's features (Graph.Features and X) are replaced by the flipped
+// ones. Flips toggle binary features, so p's features must be binary
+// (--binary-attr).
+func graphFlag(c *cobra.Command, p *problem) (graphChoice, error) {
 	path, _ := c.Flags().GetString("graph")
 	if path == "" {
-		return p.Graph.Adj, "", nil
+		return graphChoice{Adj: p.Graph.Adj}, nil
 	}
 	adj, err := loadPerturbed(path, p.Graph.Adj.Rows)
-	return adj, path, err
+	if err != nil {
+		return graphChoice{}, err
+	}
+	ff, err := loadFeatureFlips(path, p.Graph.Features.Rows, p.Graph.Features.Cols)
+	if err != nil {
+		return graphChoice{}, err
+	}
+	if len(ff) == 0 {
+		return graphChoice{Adj: adj, Path: path}, nil
+	}
+	if !binaryFeatures(p.Graph.Features) {
+		return graphChoice{}, usagef("--graph %s holds %d feature flips, which toggle binary features, but the %s "+
+			"features are not binary: give --binary-attr", path, len(ff), p.Graph.Name)
+	}
+	x, err := attack.ApplyFeatureFlips(p.Graph.Features, ff)
+	if err != nil {
+		return graphChoice{}, fmt.Errorf("%s: %w", path, err)
+	}
+	g := *p.Graph
+	g.Features = x
+	p.Graph, p.X = &g, autograd.NewSparse(x)
+	return graphChoice{Adj: adj, Path: path, FeatureFlips: len(ff)}, nil
+}
+
+// graphLabel names a --graph in text output: its path, and the feature flips
+// applied from it.
+func graphLabel(gc graphChoice) string {
+	if gc.FeatureFlips > 0 {
+		return fmt.Sprintf("%s, %d feature flips", gc.Path, gc.FeatureFlips)
+	}
+	return gc.Path
+}
+
+// loadFeatureFlips reads the feature_flips array (k×2 int64: node, feature)
+// of a perturbed-graph file for an n×d feature matrix, nil when the file
+// has none. The flips are checked: in range, none repeated.
+func loadFeatureFlips(path string, n, d int) ([]attack.FeatureFlip, error) {
+	a, err := npz.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !a.Has("feature_flips") {
+		return nil, nil
+	}
+	v, shape, err := a.Int64("feature_flips")
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 || shape[1] != 2 {
+		return nil, fmt.Errorf("%s: feature_flips has shape %v, want [k, 2] (node, feature)", path, shape)
+	}
+	ff := make([]attack.FeatureFlip, shape[0])
+	for i := range ff {
+		u, f := v[2*i], v[2*i+1]
+		if u < 0 || u >= int64(n) || f < 0 || f >= int64(d) {
+			return nil, fmt.Errorf("%s: feature flip %d (%d, %d) outside the %d×%d features", path, i, u, f, n, d)
+		}
+		ff[i] = attack.FeatureFlip{Node: int32(u), Feature: int32(f)}
+	}
+	if err := attack.CheckFeatureFlips(ff, n, d, -1); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ff, nil
+}
+
+// binaryFeatures reports whether every stored feature is 1.
+func binaryFeatures(x *tensor.CSR) bool {
+	for _, v := range x.Values {
+		if v != 1 {
+			return false
+		}
+	}
+	return true
 }

@@ -21,6 +21,7 @@ type trainReport struct {
 	NTest        int          `json:"n_test"`
 	Weights      string       `json:"weights,omitempty"`
 	Graph        string       `json:"graph,omitempty"`
+	FeatureFlips int          `json:"feature_flips,omitempty"`
 	Train        train.Result `json:"train"`
 }
 
@@ -37,7 +38,9 @@ seeded by --split-seed, default: --seed); the rest are test nodes.
 
 With --graph the model is trained and evaluated on a perturbed adjacency in the
 reference attack format (e.g. a graph saved by 'rgnn attack --out'): poisoning
-evaluation of a saved attack.`,
+evaluation of a saved attack. Feature flips in the file (feature_flips, saved by
+'rgnn attack --perturb features|both') are applied to the features, which must
+be binary (--binary-attr).`,
 		Example: `  rgnn train --dataset cora_ml --model gcn --seed 0 --out gcn_s0.npz
   rgnn train --dataset citeseer --model sm_gdc --temperature 0.5 --json
   rgnn train --dataset cora_ml --model gcn --seed 0 --graph cora_ml_metattack_s0_eps0.1.npz --json`,
@@ -53,7 +56,8 @@ evaluation of a saved attack.`,
 	c.Flags().Float64("lr", 0.01, "Adam learning rate")
 	c.Flags().Float64("weight-decay", 1e-3, "L2 weight decay on all parameters")
 	c.Flags().Bool("quiet", false, "no progress output")
-	c.Flags().String("graph", "", "train and evaluate on this perturbed adjacency (.npz with edge_index, edge_weight, shape)")
+	c.Flags().String("graph", "", "train and evaluate on this perturbed adjacency (.npz with edge_index, edge_weight, shape; "+
+		"its feature_flips, if any, are applied to the features, which needs --binary-attr)")
 	addJSONFlag(c)
 	return c
 }
@@ -68,11 +72,11 @@ func runTrain(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	adj, gpath, err := graphFlag(c, p)
+	gc, err := graphFlag(c, p)
 	if err != nil {
 		return err
 	}
-	g, err := m.Preprocess(adj, p.Graph.Features)
+	g, err := m.Preprocess(gc.Adj, p.Graph.Features)
 	if err != nil {
 		return err
 	}
@@ -109,7 +113,7 @@ func runTrain(c *cobra.Command, _ []string) error {
 	rep := trainReport{Dataset: p.Graph.Name, Model: m.Name(), Seed: seed, SplitSeed: p.SplitSeed,
 		TestAccuracy: train.Accuracy(logits, p.Graph.Labels, p.Test),
 		ValAccuracy:  train.Accuracy(logits, p.Graph.Labels, p.Val),
-		NTest:        len(p.Test), Graph: gpath, Train: res}
+		NTest:        len(p.Test), Graph: gc.Path, FeatureFlips: gc.FeatureFlips, Train: res}
 	if out, _ := c.Flags().GetString("out"); out != "" {
 		if err := saveWeights(m, out); err != nil {
 			return err
@@ -119,8 +123,12 @@ func runTrain(c *cobra.Command, _ []string) error {
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), rep)
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%s on %s (seed %d): test accuracy %.4f (%d test nodes), val accuracy %.4f\n",
-		rep.Model, rep.Dataset, seed, rep.TestAccuracy, rep.NTest, rep.ValAccuracy)
+	where := ""
+	if gc.Path != "" {
+		where = ", graph " + graphLabel(gc)
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%s on %s (seed %d%s): test accuracy %.4f (%d test nodes), val accuracy %.4f\n",
+		rep.Model, rep.Dataset, seed, where, rep.TestAccuracy, rep.NTest, rep.ValAccuracy)
 	fmt.Fprintf(c.OutOrStdout(), "%d epochs (best %d, val loss %.4f), %.2f ms/epoch\n",
 		res.Epochs, res.BestEpoch, res.BestValLoss, res.MsPerEpoch)
 	if rep.Weights != "" {
