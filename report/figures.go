@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/internal/stats"
 )
 
 // Figure is one plot, rendered to PNG and SVG.
@@ -297,7 +298,7 @@ func attackFigures(rs []store.Result) ([]Figure, error) {
 				for _, v := range m.clean {
 					clean = append(clean, v[0])
 				}
-				c, _ := meanSE(clean)
+				c, _ := stats.MeanSE(clean)
 				xy := plotter.XYs{{X: 0, Y: c}}
 				var eps []float64
 				for e := range m.pert {
@@ -305,7 +306,7 @@ func attackFigures(rs []store.Result) ([]Figure, error) {
 				}
 				sort.Float64s(eps)
 				for _, e := range eps {
-					v, _ := meanSE(m.pert[e])
+					v, _ := stats.MeanSE(m.pert[e])
 					xy = append(xy, plotter.XY{X: e, Y: v})
 				}
 				series = append(series, mk.Label(), xy)
@@ -396,7 +397,7 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 				sort.Float64s(ts)
 				xy := make(plotter.XYs, len(ts))
 				for j, T := range ts {
-					v, _ := meanSE(perModel[m][n][T])
+					v, _ := stats.MeanSE(perModel[m][n][T])
 					xy[j] = plotter.XY{X: T, Y: v}
 				}
 				l, pts, err := plotter.NewLinePoints(xy)

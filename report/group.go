@@ -99,16 +99,13 @@ func num(m map[string]any, k string) float64 {
 	return math.NaN()
 }
 
-// meanSE returns the mean and the standard error of the mean (0 for one value).
-var meanSE = stats.MeanSE
-
 // fmtMeanSE renders mean ± s.e. with the given decimals; a single value is
 // shown without the ± (there is no spread to report), no values as "–".
 func fmtMeanSE(v []float64, dec int) string {
 	if len(v) == 0 {
 		return "–"
 	}
-	m, se := meanSE(v)
+	m, se := stats.MeanSE(v)
 	if len(v) == 1 {
 		return strconv.FormatFloat(m, 'f', dec, 64)
 	}

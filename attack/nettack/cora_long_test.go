@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/internal/stats"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/train"
 )
@@ -138,8 +138,8 @@ func TestNettackCoraML(t *testing.T) {
 				ff = append(ff, r.Attack.FailureRate)
 			}
 		}
-		mMean, mSE := meanSE(mm)
-		fMean, fSE := meanSE(ff)
+		mMean, mSE := stats.MeanSE(mm)
+		fMean, fSE := stats.MeanSE(ff)
 		t.Logf("%-16s margin %+.2f ± %.2f  failure rate %.2f ± %.2f (mean ± s.e. over seeds 0, 1, 5)", v.label, mMean, mSE, fMean, fSE)
 		if v.name == "gcn" && (mMean > -0.41 || fMean > 0.18) {
 			t.Errorf("GCN: margin %.3f (want ≤ −0.41), failure rate %.3f (want ≤ 0.18)", mMean, fMean)
@@ -152,20 +152,4 @@ func TestNettackCoraML(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func meanSE(v []float64) (float64, float64) {
-	var m float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	var s float64
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	if len(v) < 2 {
-		return m, 0
-	}
-	return m, math.Sqrt(s/float64(len(v)-1)) / math.Sqrt(float64(len(v)))
 }
