@@ -180,11 +180,9 @@ func runAttack(c *cobra.Command, _ []string) error {
 	}
 	// Each budget's graph is saved, and with progress reported, as soon as
 	// it is done: a long run (Metattack) keeps what it finished.
-	out, _ := f.GetString("out")
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
+	out, err := outDirFlag(f)
+	if err != nil {
+		return err
 	}
 	var files []string
 	cfg.OnBudget = func(r *attack.Result, b attack.BudgetResult) error {
@@ -349,6 +347,18 @@ func victimLabel(c *cobra.Command, vn string) string {
 		return fmt.Sprintf("%s_T%g", vn, t)
 	}
 	return vn
+}
+
+// outDirFlag creates the --out directory, if one is given, before any work
+// starts: a bad path is reported at once, not after a long attack.
+func outDirFlag(f *pflag.FlagSet) (string, error) {
+	out, _ := f.GetString("out")
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return "", fmt.Errorf("--out %s: %w", out, err)
+		}
+	}
+	return out, nil
 }
 
 // degreeTestFlag validates --degree-test.

@@ -179,11 +179,9 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 		return err
 	}
 	// A bad --out is found before the attack, not after it.
-	out, _ := f.GetString("out")
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
+	out, err := outDirFlag(f)
+	if err != nil {
+		return err
 	}
 	res, err := attack.RunTargeted(context.Background(), cfg, prob)
 	if progress != nil {
