@@ -3,43 +3,13 @@ package attack
 import (
 	"context"
 	"fmt"
+	"github.com/rgnn/rgnn/data"
 	"math"
 	"sort"
 
-	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
 )
-
-// Problem is the clean graph an attack perturbs, with labels and the split.
-type Problem struct {
-	Name       string
-	Adj        *tensor.CSR // symmetric, unweighted, no self loops
-	Features   *tensor.CSR
-	X          *autograd.Sparse // Features as a sparse operand
-	Labels     []int32
-	NumClasses int
-	Train, Val []int
-	Test       []int // the attacked nodes (targets) and the evaluation nodes
-}
-
-// Validate checks the problem's shapes.
-func (p *Problem) Validate() error {
-	switch {
-	case p == nil || p.Adj == nil || p.Features == nil:
-		return fmt.Errorf("attack: problem without adjacency or features")
-	case p.Adj.Rows != p.Adj.Cols:
-		return fmt.Errorf("attack: adjacency is %d×%d, want square", p.Adj.Rows, p.Adj.Cols)
-	case p.Features.Rows != p.Adj.Rows || len(p.Labels) != p.Adj.Rows:
-		return fmt.Errorf("attack: %d nodes but %d feature rows and %d labels", p.Adj.Rows, p.Features.Rows, len(p.Labels))
-	case len(p.Test) == 0:
-		return fmt.Errorf("attack: no target (test) nodes")
-	}
-	if p.X == nil {
-		p.X = autograd.NewSparse(p.Features)
-	}
-	return nil
-}
 
 // Flip is an undirected node pair {U, V} with U < V whose edge is toggled.
 type Flip struct{ U, V int32 }
@@ -112,7 +82,7 @@ func sortFlips(f []Flip) {
 // Env is what an attack sees: the clean problem, the gradient engine of the
 // attacked model (nil for attacks that need none), the targets and loss.
 type Env struct {
-	Problem *Problem
+	Problem *data.Problem
 	Engine  Engine
 	Targets []int
 	Loss    Loss

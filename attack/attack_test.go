@@ -2,6 +2,7 @@ package attack
 
 import (
 	"context"
+	"github.com/rgnn/rgnn/data"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -18,7 +19,7 @@ import (
 )
 
 // smallProblem is a random graph of n nodes with 3 classes and 8 features.
-func smallProblem(t testing.TB, n int, seed uint64) *Problem {
+func smallProblem(t testing.TB, n int, seed uint64) *data.Problem {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var es []tensor.Entry
@@ -48,7 +49,7 @@ func smallProblem(t testing.TB, n int, seed uint64) *Problem {
 		t.Fatal(err)
 	}
 	idx := rng.Perm(n)
-	p := &Problem{Name: "small", Adj: adj, Features: x, Labels: labels, NumClasses: 3,
+	p := &data.Problem{Name: "small", Adj: adj, Features: x, Labels: labels, NumClasses: 3,
 		Train: idx[:n/4], Val: idx[n/4 : n/2], Test: idx[n/2:]}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func smallProblem(t testing.TB, n int, seed uint64) *Problem {
 	return p
 }
 
-func randomGCN(t testing.TB, p *Problem, seed uint64) model.Model {
+func randomGCN(t testing.TB, p *data.Problem, seed uint64) model.Model {
 	m, err := model.Default(nil).New("gcn", p.Features.Cols, p.NumClasses, model.Options{Seed: seed, Hidden: 6})
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 )
 
 // loadCora returns cora_ml with the split of seed.
-func loadCora(t testing.TB, seed int) *Problem {
+func loadCora(t testing.TB, seed int) *data.Problem {
 	t.Helper()
 	g, err := data.Load(context.Background(), "cora_ml", data.Options{Dir: fixture.DataDir(t)})
 	if err != nil {
@@ -23,7 +23,7 @@ func loadCora(t testing.TB, seed int) *Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Problem{Name: "cora_ml", Adj: g.Adj, Features: g.Features, X: autograd.NewSparse(g.Features),
+	p := &data.Problem{Name: "cora_ml", Adj: g.Adj, Features: g.Features, X: autograd.NewSparse(g.Features),
 		Labels: g.Labels, NumClasses: g.NumClasses, Train: tr, Val: va, Test: te}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func testAggregators(name string, o model.Options) (autograd.Aggregator, error) 
 }
 
 // pretrained loads a reference pretrained model (bin0) for seed.
-func pretrained(t testing.TB, name, stem string, temperature float64, seed int, p *Problem) model.Model {
+func pretrained(t testing.TB, name, stem string, temperature float64, seed int, p *data.Problem) model.Model {
 	t.Helper()
 	path := fixture.Reference(t, fmt.Sprintf("pretrained/cora_ml_%s_s%d_bin0.npz", stem, seed))
 	m, err := model.Default(testAggregators).New(name, p.Features.Cols, p.NumClasses, model.Options{Temperature: temperature})

@@ -2,6 +2,7 @@ package attack
 
 import (
 	"fmt"
+	"github.com/rgnn/rgnn/data"
 	"math"
 
 	"github.com/rgnn/rgnn/autograd"
@@ -56,7 +57,7 @@ type GDCEngine struct {
 
 // NewGDCEngine returns the adaptive engine for a model with GDC
 // preprocessing (model.GDCParams). The model must use the exact diffusion.
-func NewGDCEngine(m model.Model, p *Problem) (*GDCEngine, error) {
+func NewGDCEngine(m model.Model, p *data.Problem) (*GDCEngine, error) {
 	cfg, ok := model.GDCParams(m)
 	if !ok {
 		return nil, fmt.Errorf("attack: %s has no GDC preprocessing", m.Name())

@@ -2,6 +2,7 @@ package attack
 
 import (
 	"context"
+	"github.com/rgnn/rgnn/data"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -16,7 +17,7 @@ import (
 
 // gdcTestModel is a randomly initialised GDC model (k = 8 < n) with weights
 // large enough for informative gradients.
-func gdcTestModel(t *testing.T, name string, p *Problem) model.Model {
+func gdcTestModel(t *testing.T, name string, p *data.Problem) model.Model {
 	t.Helper()
 	m, err := model.Default(testAggregators).New(name, p.Features.Cols, p.NumClasses,
 		model.Options{Seed: 3, Hidden: 6, Temperature: 0.5, K: 8})
@@ -287,12 +288,12 @@ func TestGDCEngineRefuses(t *testing.T) {
 	cases := []struct {
 		name string
 		o    model.Options
-		p    *Problem
+		p    *data.Problem
 		want string
 	}{
 		{"sm_gcn", model.Options{}, p, "no GDC"},
 		{"gdc", model.Options{PPREps: 1e-4}, p, "exact diffusion"},
-		{"gdc", model.Options{}, &Problem{Adj: &tensor.CSR{Rows: MaxAdaptiveGDCNodes + 1, Cols: MaxAdaptiveGDCNodes + 1,
+		{"gdc", model.Options{}, &data.Problem{Adj: &tensor.CSR{Rows: MaxAdaptiveGDCNodes + 1, Cols: MaxAdaptiveGDCNodes + 1,
 			Indptr: make([]int, MaxAdaptiveGDCNodes+2)}}, "exceed the limit"},
 	}
 	for _, c := range cases {

@@ -3,6 +3,7 @@ package attack
 import (
 	"context"
 	"fmt"
+	"github.com/rgnn/rgnn/data"
 	"slices"
 
 	"github.com/rgnn/rgnn/attack/metattack"
@@ -39,7 +40,7 @@ var metattackSpec = Spec{
 type Metattack struct {
 	Options metattack.Options
 	self    []int32 // self-training labels, computed on the first Perturb
-	selfFor *Problem
+	selfFor *data.Problem
 }
 
 // Perturb implements Attack; prev (the flips of a smaller budget) is

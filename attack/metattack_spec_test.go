@@ -29,7 +29,7 @@ func TestMetattackPoisoningRun(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		_, err = train.Fit(ctx, m, train.Data{Graph: g, X: p.X, Labels: p.Labels, Train: p.Train, Val: p.Val},
+		_, err = train.Fit(ctx, m, g, p,
 			train.Config{Seed: 1, MaxEpochs: 50})
 		trained = append(trained, adj)
 		return m, err

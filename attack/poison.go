@@ -3,6 +3,7 @@ package attack
 import (
 	"context"
 	"fmt"
+	"github.com/rgnn/rgnn/data"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -23,7 +24,7 @@ func checkPoisoning(spec Spec, victims []Victim) error {
 // victimAccuracy is a victim's test accuracy on the perturbed graph adj:
 // evasion evaluates the trained model (preprocessing recomputed),
 // poisoning trains a fresh model from scratch on adj first.
-func victimAccuracy(ctx context.Context, spec Spec, v Victim, p *Problem, adj *tensor.CSR) (float64, error) {
+func victimAccuracy(ctx context.Context, spec Spec, v Victim, p *data.Problem, adj *tensor.CSR) (float64, error) {
 	if !spec.Poisoning {
 		return EvaluateVictim(v.Model, p, adj)
 	}

@@ -87,7 +87,7 @@ type Result struct {
 // preprocessing is recomputed on the perturbed graph; poisoning attacks,
 // Spec.Poisoning: every victim is trained from scratch on each perturbed
 // graph by Victim.Train).
-func Run(ctx context.Context, cfg Config, p *Problem) (*Result, error) {
+func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func Run(ctx context.Context, cfg Config, p *Problem) (*Result, error) {
 }
 
 // EvaluateVictim returns m's test accuracy on adj (preprocessing recomputed).
-func EvaluateVictim(m model.Model, p *Problem, adj *tensor.CSR) (float64, error) {
+func EvaluateVictim(m model.Model, p *data.Problem, adj *tensor.CSR) (float64, error) {
 	g, err := m.Preprocess(adj, p.Features)
 	if err != nil {
 		return 0, err
@@ -226,7 +226,7 @@ func EvaluateVictim(m model.Model, p *Problem, adj *tensor.CSR) (float64, error)
 // GCNEngine for "gcn", the GDCEngine for models with GDC preprocessing,
 // otherwise the autograd TapeEngine (the last two cannot provide all-pairs
 // gradients).
-func NewEngine(m model.Model, p *Problem, dense bool) (Engine, error) {
+func NewEngine(m model.Model, p *data.Problem, dense bool) (Engine, error) {
 	if m.Name() == "gcn" {
 		return NewGCNEngine(m, p.Features)
 	}
@@ -241,7 +241,7 @@ func NewEngine(m model.Model, p *Problem, dense bool) (Engine, error) {
 
 // TrainSurrogate trains the transfer surrogate: a GCN (64 hidden, dropout
 // 0.5) with Adam lr 1e-2, weight decay 1e-3, patience 100 on the clean graph.
-func TrainSurrogate(ctx context.Context, p *Problem, seed uint64, progress func(done, total int)) (model.Model, error) {
+func TrainSurrogate(ctx context.Context, p *data.Problem, seed uint64, progress func(done, total int)) (model.Model, error) {
 	m, err := model.Default(nil).New("gcn", p.Features.Cols, p.NumClasses, model.Options{Seed: seed})
 	if err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func TrainSurrogate(ctx context.Context, p *Problem, seed uint64, progress func(
 	if progress != nil {
 		cfg.Progress = func(epoch int, _, _ float64) { progress(epoch+1, 3000) }
 	}
-	if _, err := train.Fit(ctx, m, train.Data{Graph: g, X: p.X, Labels: p.Labels, Train: p.Train, Val: p.Val}, cfg); err != nil {
+	if _, err := train.Fit(ctx, m, g, p, cfg); err != nil {
 		return nil, fmt.Errorf("surrogate: %w", err)
 	}
 	return m, nil

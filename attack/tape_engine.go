@@ -2,6 +2,7 @@ package attack
 
 import (
 	"fmt"
+	"github.com/rgnn/rgnn/data"
 
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/graph"
@@ -25,7 +26,7 @@ type TapeEngine struct {
 }
 
 // NewTapeEngine returns the adaptive engine for m.
-func NewTapeEngine(m model.Model, p *Problem) (*TapeEngine, error) {
+func NewTapeEngine(m model.Model, p *data.Problem) (*TapeEngine, error) {
 	if !model.PlainNorm(m) {
 		return nil, fmt.Errorf("attack: the tape engine cannot differentiate %s's preprocessing; "+
 			"models with plain gcn_norm (gcn, sm_gcn, ...) or GDC (GDCEngine) are supported", m.Name())

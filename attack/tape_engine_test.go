@@ -2,6 +2,7 @@ package attack
 
 import (
 	"context"
+	"github.com/rgnn/rgnn/data"
 	"math"
 	"testing"
 
@@ -124,7 +125,7 @@ func TestTapeEngineSoftMedoid(t *testing.T) {
 	}
 }
 
-func mustModel(t *testing.T, name string, p *Problem) model.Model {
+func mustModel(t *testing.T, name string, p *data.Problem) model.Model {
 	m, err := model.Default(testAggregators).New(name, p.Features.Cols, p.NumClasses, model.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)

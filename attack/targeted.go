@@ -30,7 +30,7 @@ type TargetBudget struct {
 
 // TargetEnv is what a targeted attack sees.
 type TargetEnv struct {
-	Problem *Problem
+	Problem *data.Problem
 	// NewEngine returns a gradient engine of the attacked model (nil for
 	// attacks without gradients). With Workers > 1 it is called once per
 	// worker and the engines it returns must be independent.
@@ -173,7 +173,7 @@ type TargetedResult struct {
 // RunTargeted attacks every target on its own (evasion: victims keep their
 // weights, their preprocessing is recomputed on each perturbed graph) and
 // reports each victim's margin at the target before and after.
-func RunTargeted(ctx context.Context, cfg TargetedConfig, p *Problem) (*TargetedResult, error) {
+func RunTargeted(ctx context.Context, cfg TargetedConfig, p *data.Problem) (*TargetedResult, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -473,13 +473,13 @@ func CheckTargets(t []int, n int) error {
 }
 
 // victimMargins is the probability margin of m at every node on adj.
-func victimMargins(m model.Model, p *Problem, adj *tensor.CSR) ([]float64, error) {
+func victimMargins(m model.Model, p *data.Problem, adj *tensor.CSR) ([]float64, error) {
 	return victimMarginsX(m, p, adj, p.Features)
 }
 
 // victimMarginsX is victimMargins with features x (p.Features or a
 // perturbed copy): the model's preprocessing (e.g. Jaccard) sees x too.
-func victimMarginsX(m model.Model, p *Problem, adj, x *tensor.CSR) ([]float64, error) {
+func victimMarginsX(m model.Model, p *data.Problem, adj, x *tensor.CSR) ([]float64, error) {
 	g, err := m.Preprocess(adj, x)
 	if err != nil {
 		return nil, err
@@ -549,7 +549,7 @@ func TargetFileName(dataset, attack string, seed uint64, target, budget int, vic
 // once (rows of two ε with the same budget share one file). A target with
 // feature flips also gets them as feature_flips (k×2 int64: node, feature;
 // toggles of the binary features the attack saw).
-func (res *TargetedResult) Save(dir string, p *Problem) ([]string, error) {
+func (res *TargetedResult) Save(dir string, p *data.Problem) ([]string, error) {
 	var paths []string
 	saved := map[string]bool{}
 	for _, r := range res.Rows {

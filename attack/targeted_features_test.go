@@ -2,6 +2,7 @@ package attack
 
 import (
 	"context"
+	"github.com/rgnn/rgnn/data"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -47,7 +48,7 @@ func TestApplyFeatureFlips(t *testing.T) {
 }
 
 // binaryProblem is smallProblem with binarised features.
-func binaryProblem(t *testing.T, n int, seed uint64) *Problem {
+func binaryProblem(t *testing.T, n int, seed uint64) *data.Problem {
 	p := smallProblem(t, n, seed)
 	x := p.Features.Clone()
 	for i := range x.Values {

@@ -2,6 +2,7 @@ package attack
 
 import (
 	"context"
+	"github.com/rgnn/rgnn/data"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ import (
 )
 
 // trainedSmall trains a model on the small problem (a few epochs).
-func trainedSmall(t *testing.T, p *Problem, name string, seed uint64) model.Model {
+func trainedSmall(t *testing.T, p *data.Problem, name string, seed uint64) model.Model {
 	t.Helper()
 	m, err := model.Default(testAggregators).New(name, p.Features.Cols, p.NumClasses, model.Options{Seed: seed, Hidden: 8, K: 8})
 	if err != nil {
@@ -21,7 +22,7 @@ func trainedSmall(t *testing.T, p *Problem, name string, seed uint64) model.Mode
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := train.Fit(context.Background(), m, train.Data{Graph: g, X: p.X, Labels: p.Labels, Train: p.Train, Val: p.Val},
+	if _, err := train.Fit(context.Background(), m, g, p,
 		train.Config{Seed: seed, MaxEpochs: 100, Patience: 100}); err != nil {
 		t.Fatal(err)
 	}

@@ -220,7 +220,7 @@ func measure(ctx context.Context, reg *model.Registry, ds Dataset, g *data.Graph
 	stamps := make([]time.Time, 0, total)
 	var cpu0, cpu1 time.Duration
 	cpuOK := true
-	_, err = train.Fit(ctx, m, train.Data{Graph: pg, X: x, Labels: g.Labels, Train: tr, Val: va},
+	_, err = train.Fit(ctx, m, pg, &data.Problem{X: x, Labels: g.Labels, Train: tr, Val: va},
 		train.Config{Seed: cfg.Seed, MaxEpochs: total, Patience: total + 1,
 			Progress: func(e int, _, _ float64) {
 				stamps = append(stamps, time.Now())

@@ -229,7 +229,7 @@ func (e *Env) train(ctx context.Context, tp store.Params) (*Output, error) {
 	if cfg.WeightDecay == 0 {
 		cfg.WeightDecay = -1 // explicit none
 	}
-	res, err := train.Fit(ctx, m, train.Data{Graph: g, X: pb.X, Labels: pb.Graph.Labels, Train: pb.Train, Val: pb.Val}, cfg)
+	res, err := train.Fit(ctx, m, g, attackProblem(pb), cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -40,9 +40,9 @@ func perturbParams() []Param {
 }
 
 // attackProblem is the attack package's view of a loaded problem.
-func attackProblem(pb *Problem) *attack.Problem {
+func attackProblem(pb *Problem) *data.Problem {
 	g := pb.Graph
-	return &attack.Problem{Name: g.Name, Adj: g.Adj, Features: g.Features, X: pb.X, Labels: g.Labels,
+	return &data.Problem{Name: g.Name, Adj: g.Adj, Features: g.Features, X: pb.X, Labels: g.Labels,
 		NumClasses: g.NumClasses, Train: pb.Train, Val: pb.Val, Test: pb.Test}
 }
 

@@ -102,7 +102,7 @@ func TestAccuracyTable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := train.Fit(context.Background(), m, train.Data{Graph: pg, X: x, Labels: g.Labels, Train: tr, Val: va},
+				if _, err := train.Fit(context.Background(), m, pg, &data.Problem{X: x, Labels: g.Labels, Train: tr, Val: va},
 					train.Config{Seed: uint64(seed)}); err != nil {
 					t.Fatal(err)
 				}

@@ -30,7 +30,7 @@ func fitGCN(t *testing.T, g *data.Graph, seed int) (float64, [][]float32) {
 		t.Fatal(err)
 	}
 	x := autograd.NewSparse(g.Features)
-	if _, err := train.Fit(context.Background(), m, train.Data{Graph: pg, X: x, Labels: g.Labels, Train: tr, Val: va},
+	if _, err := train.Fit(context.Background(), m, pg, &data.Problem{X: x, Labels: g.Labels, Train: tr, Val: va},
 		train.Config{Seed: uint64(seed)}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -41,15 +42,6 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Data is what training needs: the preprocessed graph, features, labels and
-// the split.
-type Data struct {
-	Graph      *model.Graph
-	X          *autograd.Sparse
-	Labels     []int32
-	Train, Val []int
-}
-
 // Result summarises a training run.
 type Result struct {
 	Epochs       int           `json:"epochs"`
@@ -61,11 +53,15 @@ type Result struct {
 	DurationSecs float64       `json:"duration_seconds"`
 }
 
-// Fit trains m on d with the reference protocol and restores the weights of
+// Fit trains m on the preprocessed graph g of problem p (its features X,
+// labels, training and validation nodes) with the reference protocol and restores the weights of
 // the epoch with the lowest validation loss. It returns an error if the loss
 // becomes NaN or the context is cancelled.
-func Fit(ctx context.Context, m model.Model, d Data, cfg Config) (Result, error) {
+func Fit(ctx context.Context, m model.Model, g *model.Graph, d *data.Problem, cfg Config) (Result, error) {
 	cfg = cfg.withDefaults()
+	if g == nil || d == nil || d.X == nil {
+		return Result{}, fmt.Errorf("train: no graph or features")
+	}
 	if len(d.Train) == 0 || len(d.Val) == 0 {
 		return Result{}, fmt.Errorf("train: empty training or validation set")
 	}
@@ -90,7 +86,7 @@ func Fit(ctx context.Context, m model.Model, d Data, cfg Config) (Result, error)
 			return res, err
 		}
 		tp.Reset()
-		logits := m.Forward(tp, d.Graph, d.X, model.Mode{Train: true, Seed: epochSeed(cfg.Seed, epoch)})
+		logits := m.Forward(tp, g, d.X, model.Mode{Train: true, Seed: epochSeed(cfg.Seed, epoch)})
 		loss := tp.CrossEntropy(logits, d.Train, d.Labels)
 		valLoss := autograd.CrossEntropyValue(logits.Value, d.Val, d.Labels)
 		trainLoss := float64(loss.Value.Data[0])

@@ -114,7 +114,7 @@ func TestMetattackCoraML(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := train.Fit(context.Background(), m, train.Data{Graph: pg, X: x, Labels: g.Labels, Train: trainIdx, Val: valIdx},
+				if _, err := train.Fit(context.Background(), m, pg, &data.Problem{X: x, Labels: g.Labels, Train: trainIdx, Val: valIdx},
 					train.Config{Seed: uint64(seed)}); err != nil {
 					t.Fatal(err)
 				}

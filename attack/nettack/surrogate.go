@@ -3,6 +3,7 @@ package nettack
 import (
 	"context"
 	"fmt"
+	"github.com/rgnn/rgnn/data"
 	"math/rand/v2"
 
 	"github.com/rgnn/rgnn/autograd"
@@ -102,7 +103,7 @@ func TrainSurrogate(ctx context.Context, adj, x *tensor.CSR, labels []int32, num
 		w2: autograd.NewParam("w2", glorot(rng, o.Hidden, numClasses))}
 	g, _ := m.Preprocess(adj, x)
 	xs := autograd.NewSparse(x)
-	_, err := train.Fit(ctx, m, train.Data{Graph: g, X: xs, Labels: labels, Train: trainIdx, Val: valIdx},
+	_, err := train.Fit(ctx, m, g, &data.Problem{X: xs, Labels: labels, Train: trainIdx, Val: valIdx},
 		train.Config{LR: o.LR, WeightDecay: o.WeightDecay, Patience: o.Patience, MaxEpochs: o.MaxEpochs, Seed: o.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("nettack surrogate: %w", err)

@@ -147,8 +147,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	prob := &attack.Problem{Name: p.Graph.Name, Adj: p.Graph.Adj, Features: p.Graph.Features, X: p.X,
-		Labels: p.Graph.Labels, NumClasses: p.Graph.NumClasses, Train: p.Train, Val: p.Val, Test: p.Test}
+	prob := p.dp()
 	quiet, _ := f.GetBool("quiet")
 	progress := newProgress(quiet)
 

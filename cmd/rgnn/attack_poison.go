@@ -31,8 +31,7 @@ func victimTrainer(c *cobra.Command, p *problem, vn string, seed uint64, stage s
 		if progress != nil {
 			cfg.Progress = func(e int, _, _ float64) { progress(stage+" "+vn, e+1, 3000) }
 		}
-		if _, err := train.Fit(ctx, m, train.Data{Graph: g, X: p.X, Labels: p.Graph.Labels,
-			Train: p.Train, Val: p.Val}, cfg); err != nil {
+		if _, err := train.Fit(ctx, m, g, p.dp(), cfg); err != nil {
 			return nil, fmt.Errorf("victim %s: %w", vn, err)
 		}
 		return m, nil

@@ -161,8 +161,7 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 			return usageError{fmt.Errorf("--targets: %w", err)}
 		}
 	}
-	prob := &attack.Problem{Name: p.Graph.Name, Adj: p.Graph.Adj, Features: p.Graph.Features, X: p.X,
-		Labels: p.Graph.Labels, NumClasses: p.Graph.NumClasses, Train: p.Train, Val: p.Val, Test: p.Test}
+	prob := p.dp()
 	quiet, _ := f.GetBool("quiet")
 	progress := newProgress(quiet)
 	victims, err := targetedVictims(c, p, seed, progress)

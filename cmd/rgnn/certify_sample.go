@@ -60,7 +60,7 @@ func sampleVotes(c *cobra.Command, p *problem, seed int) (*certify.VoteFile, err
 			return nil, err
 		}
 		fmt.Fprintf(progressWriter(), "training %s (seed %d)...\n", base.Name(), seed)
-		if _, err := train.Fit(ctx, base, train.Data{Graph: g, X: p.X, Labels: p.Graph.Labels, Train: p.Train, Val: p.Val},
+		if _, err := train.Fit(ctx, base, g, p.dp(),
 			train.Config{Seed: uint64(seed)}); err != nil {
 			return nil, err
 		}

@@ -24,6 +24,13 @@ type problem struct {
 	SplitSeed        int
 }
 
+// dp is the problem as the library's problem type.
+func (p *problem) dp() *data.Problem {
+	g := p.Graph
+	return &data.Problem{Name: g.Name, Adj: g.Adj, Features: g.Features, X: p.X, Labels: g.Labels,
+		NumClasses: g.NumClasses, Train: p.Train, Val: p.Val, Test: p.Test, SplitSeed: p.SplitSeed, Source: g}
+}
+
 func addProblemFlags(c *cobra.Command) {
 	c.Flags().String("dataset", "cora_ml", "dataset: "+strings.Join(data.Names(), ", "))
 	c.Flags().Int("split-seed", -1, "seed of the 20/20-per-class split (default: --seed, else 0)")

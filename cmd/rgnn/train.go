@@ -101,8 +101,7 @@ func runTrain(c *cobra.Command, _ []string) error {
 			}
 		}
 	}
-	res, err := train.Fit(context.Background(), m, train.Data{Graph: g, X: p.X, Labels: p.Graph.Labels,
-		Train: p.Train, Val: p.Val}, cfg)
+	res, err := train.Fit(context.Background(), m, g, p.dp(), cfg)
 	if !quiet {
 		fmt.Fprint(progressWriter(), "\r\033[K")
 	}
