@@ -4,26 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiment/store"
-	"github.com/rgnn/rgnn/model"
-	"github.com/rgnn/rgnn/train"
+	"github.com/rgnn/rgnn/task"
 )
 
-// isSoft reports whether a model uses the temperature parameter.
-func isSoft(name string) bool { return strings.HasPrefix(name, "sm_") || name == "softmedian_gdc" }
-
-// Env is what runs share: the store, the dataset and model registries, and
+// Env is what runs share: the store, the kinds, the dataset loader and
 // in-process caches. It is safe for concurrent use by the runner's workers.
 type Env struct {
 	Store      *store.Store
 	Kinds      *Kinds
-	Models     *model.Registry
 	DataDir    string
 	Experiment string // name recorded with results produced as dependencies
 	// SampleWorkers is the number of goroutines a certify run samples with
@@ -32,29 +25,15 @@ type Env struct {
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
 
-	mu       sync.Mutex
-	datasets map[string]*datasetEntry
-	flights  map[string]*flight
-}
-
-type datasetEntry struct {
-	once sync.Once
-	g    *data.Graph
-	x    *autograd.Sparse
-	err  error
+	mu      sync.Mutex
+	loader  *task.Loader
+	flights map[string]*flight
 }
 
 type flight struct {
 	done chan struct{}
 	res  store.Result
 	err  error
-}
-
-// Problem is a loaded dataset with the split of one seed.
-type Problem struct {
-	Graph            *data.Graph
-	X                *autograd.Sparse
-	Train, Val, Test []int
 }
 
 func (e *Env) logf(format string, args ...any) {
@@ -65,69 +44,40 @@ func (e *Env) logf(format string, args ...any) {
 	}
 }
 
-// Problem loads (once per process) the run's dataset and returns its split.
-func (e *Env) Problem(ctx context.Context, p store.Params) (*Problem, error) {
-	name, bin := pStr(p, "dataset"), pBool(p, "binary_attr")
-	key := fmt.Sprintf("%s|%v", name, bin)
+// Problem loads (once per process) the dataset d and returns its split of
+// seed.
+func (e *Env) Problem(ctx context.Context, d task.Data, seed int) (*data.Problem, error) {
 	e.mu.Lock()
-	if e.datasets == nil {
-		e.datasets = map[string]*datasetEntry{}
+	if e.loader == nil {
+		e.loader = &task.Loader{Dir: e.DataDir}
 	}
-	d, ok := e.datasets[key]
-	if !ok {
-		d = &datasetEntry{}
-		e.datasets[key] = d
-	}
+	l := e.loader
 	e.mu.Unlock()
-	d.once.Do(func() {
-		if strings.HasSuffix(name, ".npz") {
-			d.g, d.err = data.LoadFile(name, bin)
-		} else {
-			d.g, d.err = data.Load(ctx, name, data.Options{Dir: e.DataDir, BinaryAttr: bin})
+	return l.Problem(ctx, d, seed)
+}
+
+// ParamsOf returns the run parameters of a spec (a pointer to a task spec):
+// every experiment parameter with its value, in the store's form.
+func ParamsOf(spec any) store.Params {
+	p := store.Params{}
+	for _, f := range task.Fields(spec) {
+		if !f.CLIOnly {
+			p[f.Param] = f.ParamValue()
 		}
-		if d.err == nil {
-			d.x = autograd.NewSparse(d.g.Features)
-		}
-	})
-	if d.err != nil {
-		return nil, d.err
 	}
-	seed := pInt(p, "seed")
-	tr, va, te, err := data.Split(d.g.Labels, d.g.NumClasses, 20, uint32(seed))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &Problem{Graph: d.g, X: d.x, Train: tr, Val: va, Test: te}, nil
+	return p
 }
 
-// ModelOptions are the model.Options of the run's parameters.
-func ModelOptions(p store.Params) model.Options {
-	return model.Options{
-		Hidden: pInt(p, "hidden"), Temperature: pFloat(p, "temperature"), K: pInt(p, "k"),
-		Normalization: pStr(p, "normalization"), PPREps: pFloat(p, "ppr_eps"), Seed: uint64(pInt(p, "seed")),
-	}
-}
-
-// NewModel builds the run's model (untrained).
-func (e *Env) NewModel(p store.Params, pb *Problem, o model.Options) (model.Model, error) {
-	return e.Models.New(pStr(p, "model"), pb.Graph.Features.Cols, pb.Graph.NumClasses, o)
-}
-
-// Trained returns the model of the run's model and training parameters with
-// trained weights: loaded from the store's train result with the same
-// parameters, or trained now (and recorded) if there is none. Concurrent
-// calls for the same parameters train once.
-func (e *Env) Trained(ctx context.Context, p store.Params) (model.Model, *Problem, store.Result, error) {
-	res, err := e.Require(ctx, "train", p)
+// Trained returns the model of the training spec s with trained weights:
+// loaded from the store's train result with the same parameters, or trained
+// now (and recorded) if there is none. Concurrent calls for the same
+// parameters train once. It also returns the problem and the train result.
+func (e *Env) Trained(ctx context.Context, s task.Train) (*task.Trained, *data.Problem, store.Result, error) {
+	res, err := e.Require(ctx, "train", ParamsOf(&s))
 	if err != nil {
 		return nil, nil, store.Result{}, err
 	}
-	tp := res.Params
-	pb, err := e.Problem(ctx, tp)
-	if err != nil {
-		return nil, nil, store.Result{}, err
-	}
-	m, err := e.NewModel(tp, pb, ModelOptions(tp))
+	p, err := e.Problem(ctx, s.Data, s.Seed)
 	if err != nil {
 		return nil, nil, store.Result{}, err
 	}
@@ -135,10 +85,11 @@ func (e *Env) Trained(ctx context.Context, p store.Params) (model.Model, *Proble
 	if err != nil {
 		return nil, nil, store.Result{}, err
 	}
-	if err := model.LoadWeights(m, path); err != nil {
+	t, err := task.Load(s.Model, p, s.Seed, path)
+	if err != nil {
 		return nil, nil, store.Result{}, err
 	}
-	return m, pb, res, nil
+	return t, p, res, nil
 }
 
 // Require returns the result of the run of kind whose parameters are p's
@@ -148,18 +99,11 @@ func (e *Env) Trained(ctx context.Context, p store.Params) (model.Model, *Proble
 // run requires the train run with its model and training parameters. In one
 // process, concurrent calls for the same run execute it once.
 func (e *Env) Require(ctx context.Context, kind string, p store.Params) (store.Result, error) {
-	k, ok := e.Kinds.Lookup(kind)
-	if !ok {
-		return store.Result{}, fmt.Errorf("unknown kind %q", kind)
-	}
-	kp, err := e.Kinds.project(k, p)
+	key, kp, err := e.Kinds.Dependency(kind, p)
 	if err != nil {
 		return store.Result{}, err
 	}
-	key, err := store.Key(k.Name, kp)
-	if err != nil {
-		return store.Result{}, err
-	}
+	k, _ := e.Kinds.Lookup(kind)
 	return e.require(ctx, k, key, kp)
 }
 
@@ -208,43 +152,4 @@ func (e *Env) require(ctx context.Context, k *Kind, key string, kp store.Params)
 		f.err = err
 	}
 	return f.res, f.err
-}
-
-// train fits the model of tp and stores its weights as an artifact.
-func (e *Env) train(ctx context.Context, tp store.Params) (*Output, error) {
-	pb, err := e.Problem(ctx, tp)
-	if err != nil {
-		return nil, err
-	}
-	m, err := e.NewModel(tp, pb, ModelOptions(tp))
-	if err != nil {
-		return nil, err
-	}
-	g, err := m.Preprocess(pb.Graph.Adj, pb.Graph.Features)
-	if err != nil {
-		return nil, err
-	}
-	cfg := train.Config{Seed: uint64(pInt(tp, "seed")), MaxEpochs: pInt(tp, "max_epochs"),
-		Patience: pInt(tp, "patience"), LR: pFloat(tp, "lr"), WeightDecay: pFloat(tp, "weight_decay")}
-	if cfg.WeightDecay == 0 {
-		cfg.WeightDecay = -1 // explicit none
-	}
-	res, err := train.Fit(ctx, m, g, attackProblem(pb), cfg)
-	if err != nil {
-		return nil, err
-	}
-	logits := train.Predict(m, g, pb.X)
-	sha, err := e.Store.PutArtifact(func(path string) error { return model.SaveWeights(m, path) })
-	if err != nil {
-		return nil, err
-	}
-	return &Output{
-		Metrics: map[string]any{
-			"test_accuracy": train.Accuracy(logits, pb.Graph.Labels, pb.Test),
-			"val_accuracy":  train.Accuracy(logits, pb.Graph.Labels, pb.Val),
-			"epochs":        res.Epochs, "best_epoch": res.BestEpoch, "best_val_loss": res.BestValLoss,
-			"ms_per_epoch": res.MsPerEpoch, "train_seconds": res.DurationSecs,
-		},
-		Artifacts: map[string]string{"weights": sha},
-	}, nil
 }

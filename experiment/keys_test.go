@@ -61,12 +61,18 @@ func goldenKeys(t *testing.T) []string {
 		}
 		for _, r := range runs {
 			add(r.Kind, r.Params)
-			for _, dep := range dependencies(r) {
-				p, err := projectKind(kinds, dep, r.Params)
+			k, _ := kinds.Lookup(r.Kind)
+			for _, dep := range k.Deps {
+				if adaptive, _ := r.Params["adaptive"].(bool); adaptive && dep == "perturb" {
+					continue // an adaptive attack computes its own perturbation
+				}
+				key, p, err := kinds.Dependency(dep, r.Params)
 				if err != nil {
 					t.Fatalf("%s: %v", e.Name, err)
 				}
-				add(dep, p)
+				if add(dep, p) != key {
+					t.Fatalf("%s: dependency key mismatch", e.Name)
+				}
 			}
 		}
 	}

@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/task"
 )
 
-// Param declares one parameter of a task kind and its default. The
-// default's type is the parameter's type: string, bool, int or float64.
+// Param describes one parameter of a task kind: its name, default and
+// help, all read from the kind's typed spec (package task).
 type Param struct {
 	Name    string `json:"name"`
 	Default any    `json:"default"`
@@ -24,40 +24,96 @@ type Output struct {
 	Artifacts map[string]string // name -> sha256 in the store's artifact folder
 }
 
-// Kind is a task kind: what a run with `kind: <Name>` does. Each kind is one
-// file (kind_*.go); DefaultKinds lists them.
+// Kind is a task kind: what a run with `kind: <Name>` does. Its parameters
+// are the experiment parameters of its spec (a struct of package task):
+// the run's values are decoded into the spec, defaults filled from the
+// spec's Defaults(), and the spec — not a map — is what the kind runs.
 type Kind struct {
-	Name   string
-	Doc    string
-	Params []Param
-	Run    func(ctx context.Context, env *Env, p store.Params) (*Output, error)
+	Name string
+	Doc  string
+	// Deps are the kinds whose runs this kind reads from the store (the
+	// train run of its model, the perturb run of a transfer attack).
+	Deps []string
+	// spec returns a new spec (a pointer) with every field at its default.
+	spec func() any
+	// run runs a decoded and validated spec.
+	run func(ctx context.Context, env *Env, spec any) (*Output, error)
 }
 
-// ErrUnavailable marks a kind that cannot run in this build (e.g. the attack
-// kind before the attack package is wired); such runs are skipped and
-// reported, not recorded as failures.
+// specKind makes a kind of the spec type S.
+func specKind[S interface{ Validate() error }](name, doc string, deps []string, defaults func() S,
+	run func(context.Context, *Env, S) (*Output, error)) *Kind {
+	return &Kind{Name: name, Doc: doc, Deps: deps,
+		spec: func() any { s := defaults(); return &s },
+		run: func(ctx context.Context, env *Env, spec any) (*Output, error) {
+			s := *spec.(*S)
+			if err := s.Validate(); err != nil {
+				return nil, err
+			}
+			return run(ctx, env, s)
+		}}
+}
+
+// Params lists the kind's parameters with their defaults.
+func (k *Kind) Params() []Param {
+	var out []Param
+	for _, f := range task.Fields(k.spec()) {
+		if !f.CLIOnly {
+			out = append(out, Param{Name: f.Param, Default: f.ParamValue(), Help: f.Help})
+		}
+	}
+	return out
+}
+
+// Decode returns the kind's spec (a pointer to a task spec) with the run
+// parameters p set, for a run of this kind.
+func (k *Kind) Decode(p store.Params) (any, error) {
+	s := k.spec()
+	for _, f := range task.Fields(s) {
+		if v, ok := p[f.Param]; ok && !f.CLIOnly {
+			if err := f.SetValue(v); err != nil {
+				return nil, fmt.Errorf("parameter %s: %w", f.Param, err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Run decodes, validates and runs p.
+func (k *Kind) Run(ctx context.Context, env *Env, p store.Params) (*Output, error) {
+	s, err := k.Decode(p)
+	if err != nil {
+		return nil, err
+	}
+	return k.run(ctx, env, s)
+}
+
+// ErrUnavailable marks a kind that cannot run in this build; such runs are
+// skipped and reported, not recorded as failures.
 var ErrUnavailable = errors.New("not available in this build")
 
 // Kinds is a registry of task kinds.
 type Kinds struct {
-	m map[string]*Kind
-	// types of every parameter any kind declares (for validation).
-	types map[string]any
+	m     map[string]*Kind
+	types map[string]string // every parameter any kind declares -> its type
 }
 
 // NewKinds returns an empty registry.
-func NewKinds() *Kinds { return &Kinds{m: map[string]*Kind{}, types: map[string]any{}} }
+func NewKinds() *Kinds { return &Kinds{m: map[string]*Kind{}, types: map[string]string{}} }
 
 // Add registers k; parameters shared between kinds must agree on type.
 func (r *Kinds) Add(k *Kind) {
 	if _, dup := r.m[k.Name]; dup {
 		panic("experiment: duplicate kind " + k.Name)
 	}
-	for _, p := range k.Params {
-		if t, ok := r.types[p.Name]; ok && fmt.Sprintf("%T", t) != fmt.Sprintf("%T", p.Default) {
-			panic(fmt.Sprintf("experiment: parameter %s declared as %T and %T", p.Name, t, p.Default))
+	for _, f := range task.Fields(k.spec()) {
+		if f.CLIOnly {
+			continue
 		}
-		r.types[p.Name] = p.Default
+		if t, ok := r.types[f.Param]; ok && t != f.Type() {
+			panic(fmt.Sprintf("experiment: parameter %s declared as %s and %s", f.Param, t, f.Type()))
+		}
+		r.types[f.Param] = f.Type()
 	}
 	r.m[k.Name] = k
 }
@@ -75,7 +131,7 @@ func (r *Kinds) Names() []string {
 	return n
 }
 
-// DefaultKinds returns train, eval, certify and attack.
+// DefaultKinds returns train, eval, certify, perturb and attack.
 func DefaultKinds() *Kinds {
 	r := NewKinds()
 	r.Add(trainKind())
@@ -86,8 +142,12 @@ func DefaultKinds() *Kinds {
 	return r
 }
 
-// project keeps the parameters k declares (defaults filled in), checks
-// types, and rejects names no kind declares.
+// project returns the run parameters of kind k from in: the parameters k
+// declares, with defaults filled in and values converted to their type; a
+// name no kind declares is an error. Parameters the run's model does not use
+// (model.Spec.Uses: the temperature and normalisation of models without
+// them) are kept at their default, so a GCN run has one key whatever a
+// parent block's temperature grid says.
 func (r *Kinds) project(k *Kind, in map[string]any) (store.Params, error) {
 	for name := range in {
 		if name == "kind" {
@@ -97,100 +157,44 @@ func (r *Kinds) project(k *Kind, in map[string]any) (store.Params, error) {
 			return nil, fmt.Errorf("unknown parameter %q", name)
 		}
 	}
+	s, err := k.Decode(in)
+	if err != nil {
+		return nil, err
+	}
+	def := task.Fields(k.spec())
+	fields := task.Fields(s)
+	var uses *task.Uses
+	for _, f := range fields {
+		if f.Param == "model" {
+			u := task.UsesOf(f.String())
+			uses = &u
+		}
+	}
 	p := store.Params{}
-	for _, d := range k.Params {
-		v, ok := in[d.Name]
-		if !ok {
-			p[d.Name] = d.Default
+	for i, f := range fields {
+		if f.CLIOnly {
 			continue
 		}
-		cv, err := convert(v, d.Default)
-		if err != nil {
-			return nil, fmt.Errorf("parameter %s: %w", d.Name, err)
+		v := f.ParamValue()
+		if uses != nil && (f.Param == "temperature" && !uses.Temperature || f.Param == "normalization" && !uses.Normalization) {
+			v = def[i].ParamValue()
 		}
-		p[d.Name] = cv
-	}
-	// The temperature and normalisation only matter to the Soft Medoid
-	// family: drop them elsewhere so a GCN run has one key whatever a
-	// parent block's temperature grid says.
-	if m, ok := p["model"].(string); ok && !isSoft(m) {
-		for _, d := range k.Params {
-			if d.Name == "temperature" || d.Name == "normalization" {
-				p[d.Name] = d.Default
-			}
-		}
+		p[f.Param] = v
 	}
 	return p, nil
 }
 
-func convert(v, def any) (any, error) {
-	switch def.(type) {
-	case string:
-		if s, ok := v.(string); ok {
-			return s, nil
-		}
-		return fmt.Sprint(v), nil
-	case bool:
-		if b, ok := v.(bool); ok {
-			return b, nil
-		}
-	case int:
-		switch t := v.(type) {
-		case int:
-			return t, nil
-		case float64:
-			if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
-				return int(t), nil
-			}
-		}
-	case float64:
-		switch t := v.(type) {
-		case int:
-			return float64(t), nil
-		case float64:
-			return t, nil
-		}
+// Dependency returns the key and parameters of the run of kind dep that a
+// run with parameters p reads (its train run, its perturb run).
+func (r *Kinds) Dependency(dep string, p store.Params) (string, store.Params, error) {
+	k, ok := r.Lookup(dep)
+	if !ok {
+		return "", nil, fmt.Errorf("unknown kind %q", dep)
 	}
-	return nil, fmt.Errorf("%v (%T) is not a %T", v, v, def)
-}
-
-// Typed accessors for run parameters (numbers may be int or float64 after
-// a JSON round trip).
-
-func pStr(p store.Params, k string) string { s, _ := p[k].(string); return s }
-func pBool(p store.Params, k string) bool  { b, _ := p[k].(bool); return b }
-func pFloat(p store.Params, k string) float64 {
-	switch t := p[k].(type) {
-	case int:
-		return float64(t)
-	case float64:
-		return t
+	kp, err := r.project(k, p)
+	if err != nil {
+		return "", nil, err
 	}
-	return 0
-}
-func pInt(p store.Params, k string) int { return int(pFloat(p, k)) }
-
-// The parameter sets shared by the kinds.
-
-func modelParams() []Param {
-	return []Param{
-		{"dataset", "cora_ml", "dataset name (or path to a dataset .npz)"},
-		{"binary_attr", false, "binarise the features"},
-		{"seed", 0, "seed of the split, the initialisation and dropout"},
-		{"model", "gcn", "model name (rgnn train --help lists them)"},
-		{"temperature", 1.0, "Soft Medoid / Soft Median temperature"},
-		{"k", 64, "top-k of the robust aggregations and GDC"},
-		{"hidden", 64, "hidden units"},
-		{"normalization", "", `Soft Medoid normalisation: "" or "alt"`},
-		{"ppr_eps", 0.0, "GDC: 0 exact PPR, > 0 push approximation"},
-	}
-}
-
-func trainParams() []Param {
-	return append(modelParams(),
-		Param{"max_epochs", 3000, "maximum training epochs"},
-		Param{"patience", 300, "early-stopping patience"},
-		Param{"lr", 0.01, "Adam learning rate"},
-		Param{"weight_decay", 0.001, "L2 weight decay"},
-	)
+	key, err := store.Key(k.Name, kp)
+	return key, kp, err
 }

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/task"
 )
 
 // Experiment is a parsed experiment file.
@@ -233,7 +234,7 @@ func (r Run) Label() string {
 	var parts []string
 	for _, k := range []string{"dataset", "model", "temperature", "seed", "attack", "epsilon", "p_add", "p_del"} {
 		if v, ok := r.Params[k]; ok {
-			if k == "temperature" && !isSoft(fmt.Sprint(r.Params["model"])) {
+			if k == "temperature" && !task.UsesOf(fmt.Sprint(r.Params["model"])).Temperature {
 				continue
 			}
 			parts = append(parts, fmt.Sprintf("%s=%v", k, v))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/internal/fixture"
-	"github.com/rgnn/rgnn/model"
 )
 
 const specYAML = `
@@ -107,7 +106,7 @@ grid: {seed: [0, 1], kind: [eval, train, attack]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Store: st, Kinds: DefaultKinds(), Models: model.Default(nil), DataDir: dir}
+	env := &Env{Store: st, Kinds: DefaultKinds(), DataDir: dir}
 	ctx := context.Background()
 	sum, err := Execute(ctx, env, e, RunOptions{Workers: 2})
 	if err != nil {
@@ -229,7 +228,7 @@ attacked:
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Store: st, Kinds: DefaultKinds(), Models: model.Default(nil), DataDir: dir}
+	env := &Env{Store: st, Kinds: DefaultKinds(), DataDir: dir}
 	ctx := context.Background()
 	sum, err := Execute(ctx, env, e, RunOptions{})
 	if err != nil || sum.Ran != 3 {

@@ -18,6 +18,7 @@ type APPNP struct {
 
 func appnpSpecs() []Spec {
 	return []Spec{{Name: "appnp", Description: "APPNP (MLP + K=10 steps of PPR propagation, α=0.15)",
+		Label: "Vanilla APPNP", Order: 2,
 		New: func(nFeat, nClass int, o Options) (Model, error) {
 			rng := newRNG(o.Seed)
 			return &APPNP{dropout: o.Dropout, alpha: o.Alpha, k: 10,

@@ -27,6 +27,7 @@ type GAT struct {
 
 func gatSpecs() []Spec {
 	return []Spec{{Name: "gat", Description: "GAT (8 heads × 8 hidden, ELU, dropout 0.6)",
+		Label: "Vanilla GAT", Order: 3,
 		New: func(nFeat, nClass int, o Options) (Model, error) {
 			heads := 8
 			if o.Hidden%heads != 0 {

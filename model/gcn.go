@@ -30,18 +30,22 @@ type GCN struct {
 func gcnSpecs() []Spec {
 	return []Spec{
 		{Name: "gcn", Description: "Vanilla GCN (Kipf & Welling), PyG gcn_norm",
+			Label: "Vanilla GCN", Order: 0, Differentiable: true, GDCVariant: "gdc",
 			New: func(nFeat, nClass int, o Options) (Model, error) {
 				return NewGCN("gcn", nFeat, nClass, o, nil), nil
 			}},
 		{Name: "gdc", Description: "GCN on the GDC graph (top-k PPR, α=0.15, k=64, rows normalised, then gcn_norm)",
+			Label: "Vanilla GDC", Order: 1, Uses: Uses{K: true, Diffusion: true}, Differentiable: true, Row: "gcn",
 			New: func(nFeat, nClass int, o Options) (Model, error) {
 				return NewGCN("gdc", nFeat, nClass, o, newGDCPrep(o)), nil
 			}},
 		{Name: "svd_gcn", Description: "GCN on the rank-50 truncated SVD of the adjacency (dense graph)",
+			Label: "SVD GCN", Order: 4,
 			New: func(nFeat, nClass int, o Options) (Model, error) {
 				return NewGCN("svd_gcn", nFeat, nClass, o, svdPrep{rank: 50}), nil
 			}},
 		{Name: "jaccard_gcn", Description: "GCN after dropping edges with feature Jaccard similarity ≤ 0.01",
+			Label: "Jaccard GCN", Order: 5,
 			New: func(nFeat, nClass int, o Options) (Model, error) {
 				return NewGCN("jaccard_gcn", nFeat, nClass, o, jaccardPrep{threshold: 0.01}), nil
 			}},

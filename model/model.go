@@ -100,11 +100,54 @@ func (o Options) validate() error {
 // Constructor builds a model for nFeat input features and nClass classes.
 type Constructor func(nFeat, nClass int, o Options) (Model, error)
 
-// Spec describes a registered model.
+// Spec describes a registered model: how to build it and the facts about
+// it that the rest of rgnn reads instead of testing its name (which options
+// it takes, whether attacks can differentiate it, how tables name and order
+// it). A new model is one file with its Spec; nothing else changes.
 type Spec struct {
 	Name        string
 	Description string
 	New         Constructor
+	// Label is the model's name in tables ("Soft Medoid GDC"), Order its
+	// row in the paper's tables (ascending).
+	Label string
+	Order int
+	// Uses says which Options the model reads besides Hidden and Seed; the
+	// others are ignored for it (and not validated or keyed).
+	Uses Uses
+	// Differentiable: a direct (adaptive) attack can take gradients through
+	// the model's preprocessing and layers with respect to the edges.
+	Differentiable bool
+	// GDCVariant names the model that is this one on the GDC graph (gcn:
+	// gdc, sm_gcn: sm_gdc); empty for models with diffusion of their own or
+	// none (they run on GDC's sparsity pattern in the runtime table).
+	GDCVariant string
+	// Row is the architecture row of the runtime table the model belongs to
+	// (gdc: gcn; empty: its own name).
+	Row string
+}
+
+// Uses lists the Options a model reads.
+type Uses struct {
+	Temperature   bool // the Soft Medoid / Soft Median temperature
+	K             bool // the top-k of a robust aggregation or of GDC
+	Normalization bool // the Soft Medoid's normalisation variant
+	Diffusion     bool // GDC preprocessing: Alpha, K and PPREps
+}
+
+// Specs lists every registered model in table order.
+func (r *Registry) Specs() []Spec {
+	out := make([]Spec, 0, len(r.specs))
+	for _, s := range r.specs {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Order != out[j].Order {
+			return out[i].Order < out[j].Order
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
 }
 
 // Registry maps names to model constructors. The zero value is empty;

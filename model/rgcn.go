@@ -32,6 +32,7 @@ type rgcnGraph struct{ a1, a2 *autograd.Sparse }
 
 func rgcnSpecs() []Spec {
 	return []Spec{{Name: "rgcn", Description: "RGCN (Gaussian-based layers with variance attention, KL term)",
+		Label: "RGCN", Order: 6,
 		New: func(nFeat, nClass int, o Options) (Model, error) {
 			rng := newRNG(o.Seed)
 			return &RGCN{dropout: 0.6, gamma: 1, beta1: 5e-4, beta2: 5e-4,

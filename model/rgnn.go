@@ -34,8 +34,10 @@ type RGNN struct {
 // robustSpecs lists the robust models; agg names an aggregation of package
 // aggregate, gdc selects GDC preprocessing.
 func robustSpecs(f AggregatorFactory) []Spec {
-	mk := func(name, agg string, gdc bool, desc string) Spec {
-		return Spec{Name: name, Description: desc, New: func(nFeat, nClass int, o Options) (Model, error) {
+	mk := func(name, agg string, gdc bool, desc string, facts Spec) Spec {
+		facts.Name, facts.Description, facts.Differentiable = name, desc, true
+		facts.Uses.Diffusion = gdc
+		facts.New = func(nFeat, nClass int, o Options) (Model, error) {
 			a1, err := f(agg, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
@@ -49,14 +51,20 @@ func robustSpecs(f AggregatorFactory) []Spec {
 				prep = newGDCPrep(o)
 			}
 			return newRGNN(name, nFeat, nClass, o, prep, a1, a2), nil
-		}}
+		}
+		return facts
 	}
 	return []Spec{
-		mk("sm_gcn", "soft_k_medoid", false, "Soft Medoid GCN (--temperature, --k)"),
-		mk("sm_gdc", "soft_k_medoid", true, "Soft Medoid GDC (--temperature, --k; --normalization alt for SM†)"),
-		mk("medoid_gdc", "k_medoid", true, "weighted Medoid (top-k) on GDC"),
-		mk("dimmedian_gdc", "dimmedian", true, "weighted dimension-wise median on GDC"),
-		mk("softmedian_gdc", "soft_median", true, "Soft Median on GDC (--temperature)"),
+		mk("sm_gcn", "soft_k_medoid", false, "Soft Medoid GCN (--temperature, --k)", Spec{Label: "Soft Medoid GCN",
+			Order: 10, Uses: Uses{Temperature: true, K: true, Normalization: true}, GDCVariant: "sm_gdc"}),
+		mk("sm_gdc", "soft_k_medoid", true, "Soft Medoid GDC (--temperature, --k; --normalization alt for SM†)",
+			Spec{Label: "Soft Medoid GDC", Order: 11, Uses: Uses{Temperature: true, K: true, Normalization: true}, Row: "sm_gcn"}),
+		mk("medoid_gdc", "k_medoid", true, "weighted Medoid (top-k) on GDC", Spec{Label: "Medoid GDC", Order: 7,
+			Uses: Uses{K: true}}),
+		mk("dimmedian_gdc", "dimmedian", true, "weighted dimension-wise median on GDC", Spec{Label: "Dim. Median GDC",
+			Order: 8, Uses: Uses{K: true}}),
+		mk("softmedian_gdc", "soft_median", true, "Soft Median on GDC (--temperature)", Spec{Label: "Soft Median GDC",
+			Order: 9, Uses: Uses{Temperature: true, K: true}}),
 	}
 }
 

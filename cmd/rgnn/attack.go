@@ -1,29 +1,44 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"os"
-	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"github.com/rgnn/rgnn/attack"
-	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/task"
 )
 
-// attackReport is the JSON output of `rgnn attack`.
+// attackReport is the JSON output of a global `rgnn attack`.
 type attackReport struct {
-	*attack.Result
+	*task.GlobalResult
 	Files        []string `json:"files,omitempty"`
 	TotalSeconds float64  `json:"total_seconds"`
 }
 
+// targetedReport is the JSON output of a targeted `rgnn attack`.
+type targetedReport struct {
+	*task.TargetedResult
+	Files        []string `json:"files,omitempty"`
+	TotalSeconds float64  `json:"total_seconds"`
+}
+
+// attackIO are the attack command's inputs and outputs besides the spec.
+type attackIO struct {
+	Victim           string `param:"victim" help:"victim models, comma-separated (gcn, sm_gdc, ...; rgnn train --help lists them)"`
+	Weights          string `param:"weights" help:"victim weights, comma-separated in --victim order (missing: train the victim here)"`
+	SurrogateWeights string `param:"surrogate_weights" help:"gradient attacks: weights of the GCN surrogate (default: train it on the clean graph)"`
+	Out              string `param:"out" help:"directory for the perturbed graphs"`
+	Quiet            bool   `param:"quiet" help:"no progress output"`
+}
+
 func newAttackCmd() *cobra.Command {
-	reg := attack.Default()
+	spec := task.Attack{}.Defaults()
+	aio := attackIO{Victim: "gcn"}
 	c := &cobra.Command{
 		Use:   "attack",
 		Short: "Structure attacks (global evasion or poisoning, targeted): perturb the graph, evaluate victims",
@@ -38,26 +53,26 @@ preprocessing and aggregation: models with plain gcn_norm (gcn, sm_gcn, ...) and
 (gdc, sm_gdc, ...: dense n×n diffusion per step, up to 20,000 nodes), not SVD/Jaccard;
 fgsm and pgd need all-pairs gradients, available for gcn only.
 
-Attacks: ` + strings.Join(reg.Names(), ", ") + `. Losses: ` + strings.Join(attack.LossNames(), ", ") + `.
 Victims are given by --victim (comma-separated model names) with --weights (comma-separated, same
-order, ours or the reference layout); a victim without weights is trained here first.
-Poisoning (metattack): the perturbation is computed by Metattack's own linear surrogates
-(--variant self: Meta-Self, exact meta-gradient through 100 SGD steps; approx: MetaApprox) and
-every victim is TRAINED FROM SCRATCH on each perturbed graph with the same seed; the clean accuracy
-is the victim trained on the clean graph (--weights are not accepted). The budgets are incremental:
-a larger ε continues from the smaller one's flips. On cora_ml use --binary-attr: the published
-Metattack ran on binary bag-of-words features, and on the row-normalised TF-IDF features the
-surrogates' 100 SGD steps (lr 0.1) barely train, which makes the attack far weaker (BENCHMARKS.md).
-Each budget's graph is saved (--out) and its accuracies printed as soon as it is done.
-With --out the perturbed graphs are written in the reference attack format
+order, ours or the reference layout); a victim without weights is trained here first (the
+training flags set its protocol). Poisoning (metattack): the perturbation is computed by
+Metattack's own linear surrogates (--variant self: Meta-Self, exact meta-gradient through 100 SGD
+steps; approx: MetaApprox) and every victim is TRAINED FROM SCRATCH on each perturbed graph with
+the same seed; the clean accuracy is the victim trained on the clean graph (--weights are not
+accepted). The budgets are incremental: a larger ε continues from the smaller one's flips. On
+cora_ml use --binary-attr: the published Metattack ran on binary bag-of-words features, and on the
+row-normalised TF-IDF features the surrogates' 100 SGD steps (lr 0.1) barely train, which makes the
+attack far weaker (BENCHMARKS.md). Each budget's graph is saved (--out) and its accuracies printed
+as soon as it is done. With --out the perturbed graphs are written in the reference attack format
 (<dataset>_<attack>_s<seed>_eps<ε>.npz), readable by 'rgnn eval --graph'.
 
-Targeted attacks (` + strings.Join(reg.TargetedNames(), ", ") + `) need --targets auto|FILE and attack every target on its
-own (evasion) with budget --budget degree+K (default degree+2) or round(ε·degree) for each --epsilon;
-they report per target the victims' probability margin P(y) − max P(c) before and after, and per
-victim the mean margin ± s.e. and the failure rate (targets still correct). nettack transfers from
-its linearised GCN surrogate; local_prbcd transfers from the GCN surrogate, or with --adaptive
-attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node<u>_budget<b>[_<victim>].npz.`,
+Targeted attacks (nettack, local_prbcd) need --targets auto|FILE and attack every target on its
+own (evasion) with budget --budget degree+K (default degree+2), or round(ε·degree) for each
+--epsilon; they report per target the victims' probability margin P(y) − max P(c) before and
+after, and per victim the mean margin ± s.e. and the failure rate (targets still correct).
+nettack transfers from its linearised GCN surrogate; local_prbcd transfers from the GCN surrogate,
+or with --adaptive attacks each victim itself (direct). --out saves
+<dataset>_<attack>_s<seed>_node<u>_budget<b>[_<victim>].npz.`,
 		Example: `  rgnn attack --dataset cora_ml --attack prbcd --epsilon 0.1,0.25 --seed 0 --out attacks/ --json
   rgnn attack --attack fgsm --epsilon 0.1,0.25 --victim gcn,sm_gdc --temperature 0.5 \
       --weights cora_ml_Vanilla_GCN_s0_bin0.npz,cora_ml_Soft_Medoid_GDC_T_0_5_s0_bin0.npz --seed 0
@@ -65,126 +80,64 @@ attacks each victim itself (direct). --out saves <dataset>_<attack>_s<seed>_node
   rgnn attack --attack local_prbcd --adaptive --targets nodes.txt --epsilon 0.5,1 --victim gcn --seed 0 --json
   rgnn attack --attack metattack --binary-attr --epsilon 0.05,0.1,0.25 --victim gcn,sm_gdc --temperature 0.2 --seed 0`,
 		Args: cobra.NoArgs,
-		RunE: runAttack,
+		RunE: func(c *cobra.Command, _ []string) error { return runAttack(c, &spec, &aio) },
 	}
-	addProblemFlags(c)
-	f := c.Flags()
-	f.String("attack", "prbcd", "attack: "+strings.Join(reg.Names(), ", "))
-	f.Float64Slice("epsilon", []float64{0.1, 0.25}, "budgets as fractions of the undirected edges (comma-separated)")
-	f.Int("seed", 0, "seed of the attack, the surrogate and (default) the split")
-	f.String("loss", "", "attack loss (default: the attack's; fgsm/pgd ce, prbcd tanh_margin, grbcd mce, local_prbcd margin)")
-	f.String("surrogate", "gcn", "transfer surrogate model (only gcn)")
-	f.String("surrogate-weights", "", "gradient attacks: weights of the GCN surrogate (default: train it on the clean graph)")
-	f.Bool("adaptive", false, "gradient attacks: attack the first victim itself instead of the surrogate "+
-		"(local_prbcd: every victim, direct)")
-	f.String("victim", "gcn", "victim models, comma-separated: "+strings.Join(modelRegistry().Names(), ", "))
-	f.String("weights", "", "victim weights, comma-separated in --victim order (missing: train the victim)")
-	f.Float64("temperature", 1.0, "Soft Medoid / Soft Median temperature T of the victims")
-	f.Int("k", 64, "top-k neighbours of the robust aggregations and of GDC")
-	f.Int("hidden", 64, "hidden units of the victims")
-	f.String("normalization", "", `Soft Medoid normalisation: "" or "alt"`)
-	f.Float64("ppr-eps", 0, "GDC: 0 = exact PPR, > 0 = push approximation")
-	f.Int("epochs", 0, "attack epochs (0: the attack's default: pgd 200, prbcd/grbcd 500, local_prbcd 500 + 100 fine-tuning; metattack: inner training steps, 100)")
-	f.String("variant", "self", "metattack variant: self (Meta-Self) or approx (MetaApprox)")
-	f.String("degree-test", "paper", "nettack/metattack degree-distribution likelihood-ratio test: paper (eq. 7 of Zügner et al.), "+
-		"repo (the log-likelihood sign of the published Nettack/Metattack code) or off (no test)")
-	f.Int("block-size", 0, "PR-BCD/GR-BCD block size (0: 1e6); local_prbcd: block of candidate pairs (u, v) per target (0: 10,000)")
-	f.Int("refine", 0, "PR-BCD: rounds of greedy swaps within the final block after sampling, each kept only if the "+
-		"attacked model's accuracy does not rise (0: none, as the reference); needs the GCN or GDC engine: the attacked "+
-		"model must be a gcn (the transfer surrogate, or an --adaptive gcn victim) or an --adaptive GDC model (gdc, sm_gdc, ...); "+
-		"other adaptive victims use the autograd tape engine, which cannot refine")
-	f.String("out", "", "directory for the perturbed graphs")
-	f.Bool("quiet", false, "no progress output")
-	addTargetedFlags(c)
+	bind(c, &spec, "model")
+	bind(c, &aio)
 	addJSONFlag(c)
 	return c
 }
 
-func runAttack(c *cobra.Command, _ []string) error {
+func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	start := time.Now()
-	f := c.Flags()
-	name, _ := f.GetString("attack")
-	reg := attack.Default()
-	spec, ok := reg.Lookup(name)
-	if !ok {
-		return usagef("unknown attack %q (known: %s)", name, strings.Join(reg.Names(), ", "))
-	}
-	if spec.Targeted || f.Changed("targets") || f.Changed("budget") || f.Changed("lr-factor") || f.Changed("perturb") {
-		return runTargetedAttack(c, spec)
-	}
-	variant, _ := f.GetString("variant")
-	if variant != "self" && variant != "approx" {
-		return usagef("--variant must be self or approx, got %q", variant)
-	}
-	degTest, err := degreeTestFlag(f)
-	if err != nil {
-		return err
-	}
-	eps, _ := f.GetFloat64Slice("epsilon")
-	for i, e := range eps {
-		if !(e >= 0 && e <= 1) {
-			return usagef("--epsilon values must be in [0, 1], got %v", e)
+	// One seed for the attack, its surrogate, the victims and (by default)
+	// the split; an experiment run sets seed and attack_seed apart.
+	spec.AttackSeed = spec.Seed
+	if spec.Targeted() && c.Flags().Changed("epsilon") {
+		if c.Flags().Changed("budget") && spec.Budget != "epsilon" {
+			return usagef("give either --budget degree+K or --epsilon, not both")
 		}
-		if spec.Incremental && i > 0 && e < eps[i-1] {
-			return usagef("%s is incremental (a larger ε continues from a smaller one's flips): give --epsilon in "+
-				"increasing order, got %v", name, eps)
+		spec.Budget = "epsilon"
+	}
+	victims := commaList(aio.Victim)
+	if len(victims) > 0 {
+		spec.Model.Model = victims[0]
+	}
+	// A flag given for an attack that does not take it is a mistake.
+	for _, f := range append(task.Fields(spec), task.Fields(aio)...) {
+		if f.Flag != "" && c.Flags().Changed(f.Flag) {
+			if err := spec.Applies(f.Param); err != nil {
+				return specErr(spec, err)
+			}
 		}
 	}
-	lossName, refine, err := sharedAttackFlags(f, spec)
-	if err != nil {
-		return err
+	if err := spec.Validate(); err != nil {
+		return specErr(spec, err)
 	}
-	seed, _ := f.GetInt("seed")
-	if seed < 0 {
-		return usagef("--seed must be ≥ 0")
-	}
-	epochs, _ := f.GetInt("epochs")
-	block, _ := f.GetInt("block-size")
-	if epochs < 0 || block < 0 {
-		return usagef("--epochs and --block-size must be ≥ 0")
-	}
-	p, err := loadProblem(c, seed)
-	if err != nil {
-		return err
-	}
-	prob := p.dp()
-	quiet, _ := f.GetBool("quiet")
-	progress := newProgress(quiet)
-
-	victimNames := splitList(f, "victim")
-	weights := splitList(f, "weights")
-	if len(weights) > len(victimNames) {
-		return usagef("%d --weights for %d victims", len(weights), len(victimNames))
-	}
-	if spec.Poisoning && len(weights) > 0 {
-		return usagef("%s is a poisoning attack: victims are trained here, on the clean and on every perturbed graph (no --weights)", name)
-	}
-	victims, err := attackVictims(c, p, victimNames, weights, seed, progress)
-	if err != nil {
-		return err
-	}
-	if spec.Poisoning {
-		for i, vn := range victimNames {
-			victims[i].Train = victimTrainer(c, p, vn, uint64(seed), "retrain", progress)
+	out := aio.Out
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return fmt.Errorf("--out %s: %w", out, err)
 		}
 	}
-	cfg := attack.Config{Attack: name, Epsilons: eps, Seed: uint64(seed), Loss: lossName,
-		Options: attack.Options{Epochs: epochs, BlockSize: block, Variant: variant, DegreeTest: degTest, Refine: refine}, Victims: victims, Progress: progress}
-	cfg.Adaptive, _ = f.GetBool("adaptive")
-	if cfg.Adaptive && len(victims) == 0 {
-		return usagef("--adaptive needs a --victim")
-	}
-	if cfg.Surrogate, err = surrogateFromFlag(c, p, seed); err != nil {
-		return err
-	}
-	// Each budget's graph is saved, and with progress reported, as soon as
-	// it is done: a long run (Metattack) keeps what it finished.
-	out, err := outDirFlag(f)
+	p, err := loadProblem(c, spec, spec.Data, splitSeedOf(spec.Train))
 	if err != nil {
 		return err
+	}
+	ctx, stop := interruptible(c)
+	defer stop()
+	progress := newProgress(aio.Quiet)
+	h := task.Hooks{Progress: progress}
+	vs, err := spec.Victims(ctx, p, victims, commaList(aio.Weights), h)
+	if err != nil {
+		return specErr(spec, err)
+	}
+	sur, err := spec.LoadSurrogate(p, aio.SurrogateWeights)
+	if err != nil {
+		return specErr(aio, err)
 	}
 	var files []string
-	cfg.OnBudget = func(r *attack.Result, b attack.BudgetResult) error {
+	onBudget := func(r *task.GlobalResult, b task.BudgetResult) error {
 		if out != "" {
 			path, err := r.SaveBudget(out, b)
 			if err != nil {
@@ -202,25 +155,45 @@ func runAttack(c *cobra.Command, _ []string) error {
 		}
 		return nil
 	}
-	res, err := attack.Run(context.Background(), cfg, prob)
+	res, err := spec.Run(ctx, p, vs, sur, h, onBudget)
 	if progress != nil {
 		fmt.Fprint(progressWriter(), "\r\033[K")
 	}
 	if err != nil {
-		return err
-	}
-	rep := attackReport{Result: res, Files: files}
-	rep.TotalSeconds = time.Since(start).Seconds()
-	if wantJSON(c) {
-		return writeJSON(c.OutOrStdout(), rep)
+		return specErr(spec, err)
 	}
 	w := c.OutOrStdout()
-	if res.Mode == "poisoning" {
+	if res.Targeted != nil {
+		rep := targetedReport{TargetedResult: res.Targeted}
+		if out != "" {
+			if rep.Files, err = res.Targeted.Save(out, p); err != nil {
+				return err
+			}
+		}
+		rep.TotalSeconds = time.Since(start).Seconds()
+		if wantJSON(c) {
+			return writeJSON(w, rep)
+		}
+		printTargeted(w, rep, out)
+		return nil
+	}
+	rep := attackReport{GlobalResult: res.Global, Files: files, TotalSeconds: time.Since(start).Seconds()}
+	if wantJSON(c) {
+		return writeJSON(w, rep)
+	}
+	printGlobal(w, rep)
+	return nil
+}
+
+func printGlobal(w io.Writer, rep attackReport) {
+	res := rep.GlobalResult
+	switch res.Mode {
+	case "poisoning":
 		fmt.Fprintf(w, "poisoning %s attack on %s (seed %d; victims trained from scratch on each graph)\n",
 			res.Attack, res.Dataset, res.Seed)
-	} else if res.Mode == "model-free" {
+	case "model-free":
 		fmt.Fprintf(w, "model-free %s attack on %s (seed %d)\n", res.Attack, res.Dataset, res.Seed)
-	} else {
+	default:
 		fmt.Fprintf(w, "%s %s attack on %s (seed %d, loss %s, attacked model %s: clean accuracy %.4f)\n",
 			res.Mode, res.Attack, res.Dataset, res.Seed, res.Loss, res.AttackedModel, res.AttackedClean)
 	}
@@ -241,42 +214,66 @@ func runAttack(c *cobra.Command, _ []string) error {
 			fmt.Fprintf(w, "             saved %s\n", rep.Files[i])
 		}
 	}
-	return nil
 }
 
-// splitList returns the non-empty comma-separated items of a string flag.
-func splitList(c interface{ GetString(string) (string, error) }, name string) []string {
-	s, _ := c.GetString(name)
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
+func printTargeted(w io.Writer, rep targetedReport, out string) {
+	res := rep.TargetedResult
+	feats := res.Perturb != "" && res.Perturb != "structure"
+	perturbNote := ""
+	if res.Perturb != "" {
+		perturbNote = ", perturb " + res.Perturb
+	}
+	fmt.Fprintf(w, "%s %s targeted attack on %s (seed %d, loss %s, attacked model %s, budget %s%s, %d targets %s)\n",
+		res.Mode, res.Attack, res.Dataset, res.Seed, lossOrNone(res.Loss), res.AttackedModel, res.Budget, perturbNote, len(res.Targets), res.Selection)
+	flipsHead := "flips"
+	if feats {
+		flipsHead = "flips  feat"
+	}
+	fmt.Fprintf(w, "  %-7s %-7s %4s %6s %6s  %-16s %6s %8s %8s %s\n", "target", "group", "deg", "eps", "budget", "victim",
+		flipsHead, "clean", "margin", "correct")
+	for _, r := range res.Rows {
+		for i, v := range r.Victims {
+			head := fmt.Sprintf("  %-7d %-7s %4d %6s %6d", r.Target, r.Group, r.Degree, epsLabel(r.Epsilon), r.Budget)
+			if i > 0 {
+				head = fmt.Sprintf("  %-7s %-7s %4s %6s %6s", "", "", "", "", "")
+			}
+			fl := fmt.Sprintf("%2d+%-2d", v.Added, v.Removed)
+			if feats {
+				fl += fmt.Sprintf(" %5d", len(v.FeatureFlips))
+			}
+			fmt.Fprintf(w, "%s  %-16s %s %+8.3f %+8.3f %v\n", head, v.Name, fl, v.CleanMargin, v.Margin, v.Correct)
 		}
 	}
-	return out
+	fmt.Fprintf(w, "summary (margin = P(y) − max P(c) at the target; failure rate = targets still correct):\n")
+	for _, s := range res.Summary {
+		fmt.Fprintf(w, "  %-16s eps %-5s %3d targets: clean margin %+.3f (acc %.3f) → margin %+.3f ± %.3f, failure rate %.3f, %.3f s/target\n",
+			s.Victim, epsLabel(s.Epsilon), s.Targets, s.CleanMargin, s.CleanAccuracy, s.MeanMargin, s.MarginSE, s.FailureRate, s.SecondsPerTarget)
+	}
+	if feats {
+		for _, s := range res.Summary {
+			fmt.Fprintf(w, "  %-16s eps %-5s per target %.2f edge + %.2f feature flips\n", s.Victim, epsLabel(s.Epsilon), s.MeanEdgeFlips, s.MeanFeatureFlips)
+		}
+	}
+	if res.Skipped > 0 {
+		fmt.Fprintf(w, "  (%d target/ε pairs with budget round(ε·degree) = 0 skipped)\n", res.Skipped)
+	}
+	if len(rep.Files) > 0 {
+		fmt.Fprintf(w, "saved %d perturbed graphs in %s\n", len(rep.Files), out)
+	}
 }
 
-// victimModel builds a named model with the victim option flags.
-func victimModel(c *cobra.Command, p *problem, name string, seed uint64) (model.Model, error) {
-	f := c.Flags()
-	o := model.Options{Seed: seed}
-	o.Temperature, _ = f.GetFloat64("temperature")
-	o.K, _ = f.GetInt("k")
-	o.Hidden, _ = f.GetInt("hidden")
-	o.Normalization, _ = f.GetString("normalization")
-	o.PPREps, _ = f.GetFloat64("ppr-eps")
-	if !(o.Temperature > 0) || o.K < 1 || o.Hidden < 1 || o.PPREps < 0 {
-		return nil, usagef("--temperature must be > 0, --k and --hidden ≥ 1, --ppr-eps ≥ 0")
+func epsLabel(e float64) string {
+	if e == 0 {
+		return "-"
 	}
-	reg := modelRegistry()
-	if _, ok := reg.Lookup(name); !ok {
-		return nil, usagef("unknown model %q (known: %s)", name, strings.Join(reg.Names(), ", "))
+	return strconv.FormatFloat(e, 'g', -1, 64)
+}
+
+func lossOrNone(s string) string {
+	if s == "" {
+		return "none"
 	}
-	m, err := reg.New(name, p.Graph.Features.Cols, p.Graph.NumClasses, o)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return m, nil
+	return s
 }
 
 // newProgress returns a throttled progress printer on stderr (nil: quiet).
@@ -295,143 +292,4 @@ func newProgress(quiet bool) func(stage string, done, total int) {
 		fmt.Fprintf(progressWriter(), "\r\033[K%-14s [%s%s] %d/%d", stage, strings.Repeat("=", k),
 			strings.Repeat(" ", width-k), done, total)
 	}
-}
-
-// attackVictims builds the --victim models: with their --weights when given
-// (weights[i] for names[i]), otherwise trained here on the clean graph with
-// the reference protocol (victimTrainer). Soft Medoid/Median victims are labelled with their
-// temperature.
-func attackVictims(c *cobra.Command, p *problem, names, weights []string, seed int,
-	progress func(string, int, int)) ([]attack.Victim, error) {
-	var out []attack.Victim
-	for i, vn := range names {
-		var m model.Model
-		var err error
-		if i < len(weights) && weights[i] != "" {
-			if m, err = victimModel(c, p, vn, uint64(seed)); err == nil {
-				err = loadWeights(m, weights[i])
-			}
-		} else {
-			m, err = victimTrainer(c, p, vn, uint64(seed), "train", progress)(context.Background(), p.Graph.Adj)
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, attack.Victim{Name: victimLabel(c, vn), Model: m})
-	}
-	return out, nil
-}
-
-// surrogateFromFlag returns the GCN of --surrogate-weights, or nil when the
-// flag is not set (the attack then trains its own surrogate).
-func surrogateFromFlag(c *cobra.Command, p *problem, seed int) (model.Model, error) {
-	sw, _ := c.Flags().GetString("surrogate-weights")
-	if sw == "" {
-		return nil, nil
-	}
-	m, err := victimModel(c, p, "gcn", uint64(seed))
-	if err != nil {
-		return nil, err
-	}
-	if err := loadWeights(m, sw); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// victimLabel names a victim in the results: Soft Medoid/Median models carry
-// their --temperature.
-func victimLabel(c *cobra.Command, vn string) string {
-	if t, _ := c.Flags().GetFloat64("temperature"); strings.HasPrefix(vn, "sm_") || strings.HasPrefix(vn, "softmedian") {
-		return fmt.Sprintf("%s_T%g", vn, t)
-	}
-	return vn
-}
-
-// outDirFlag creates the --out directory, if one is given, before any work
-// starts: a bad path is reported at once, not after a long attack.
-func outDirFlag(f *pflag.FlagSet) (string, error) {
-	out, _ := f.GetString("out")
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return "", fmt.Errorf("--out %s: %w", out, err)
-		}
-	}
-	return out, nil
-}
-
-// degreeTestFlag validates --degree-test.
-func degreeTestFlag(f *pflag.FlagSet) (string, error) {
-	s, _ := f.GetString("degree-test")
-	if !slices.Contains(attack.DegreeTests, s) {
-		return "", usagef("--degree-test must be one of %s, got %q", strings.Join(attack.DegreeTests, ", "), s)
-	}
-	return s, nil
-}
-
-// sharedAttackFlags validates the flags global and targeted attacks share
-// (--loss, --surrogate, --refine, and that --loss, --adaptive,
-// --surrogate-weights, --epochs, --block-size, --lr-factor, --variant and
-// --degree-test are given only to attacks that take them) and returns the
-// loss name and refine rounds.
-func sharedAttackFlags(f *pflag.FlagSet, spec attack.Spec) (string, int, error) {
-	lossName, _ := f.GetString("loss")
-	if lossName != "" {
-		if _, err := attack.LossByName(lossName); err != nil {
-			return "", 0, usageError{err}
-		}
-	}
-	if f.Changed("loss") && spec.DefaultLoss == "" {
-		return "", 0, usagef("--loss applies to attacks with a loss (%s), not %s",
-			attacksWhere(func(s attack.Spec) bool { return s.DefaultLoss != "" }), spec.Name)
-	}
-	// Only gradient attacks differentiate a model: the GCN surrogate
-	// (--surrogate-weights) or, with --adaptive, the victims.
-	for _, fl := range []string{"adaptive", "surrogate-weights"} {
-		if f.Changed(fl) && !spec.Gradient {
-			return "", 0, usagef("--%s applies to the gradient attacks (%s), not %s",
-				fl, attacksWhere(func(s attack.Spec) bool { return s.Gradient }), spec.Name)
-		}
-	}
-	if adaptive, _ := f.GetBool("adaptive"); adaptive && f.Changed("surrogate-weights") {
-		return "", 0, usagef("--surrogate-weights is for transfer attacks; --adaptive attacks the victims themselves")
-	}
-	if f.Changed("epochs") && !slices.Contains([]string{"pgd", "prbcd", "grbcd", "local_prbcd", "metattack"}, spec.Name) {
-		return "", 0, usagef("--epochs applies to pgd, prbcd, grbcd, local_prbcd and metattack only, not %s", spec.Name)
-	}
-	if f.Changed("block-size") && !slices.Contains([]string{"prbcd", "grbcd", "local_prbcd"}, spec.Name) {
-		return "", 0, usagef("--block-size applies to prbcd, grbcd and local_prbcd only, not %s", spec.Name)
-	}
-	if f.Changed("lr-factor") && spec.Name != "local_prbcd" {
-		return "", 0, usagef("--lr-factor applies to local_prbcd only, not %s", spec.Name)
-	}
-	if s, _ := f.GetString("surrogate"); s != "gcn" {
-		return "", 0, usagef("--surrogate must be gcn, got %q", s)
-	}
-	refine, _ := f.GetInt("refine")
-	if refine < 0 {
-		return "", 0, usagef("--refine must be ≥ 0")
-	}
-	if refine > 0 && spec.Name != "prbcd" {
-		return "", 0, usagef("--refine applies to prbcd only, not %s", spec.Name)
-	}
-	if f.Changed("variant") && spec.Name != "metattack" {
-		return "", 0, usagef("--variant applies to metattack only, not %s", spec.Name)
-	}
-	if f.Changed("degree-test") && spec.Name != "metattack" && spec.Name != "nettack" {
-		return "", 0, usagef("--degree-test applies to nettack and metattack only, not %s", spec.Name)
-	}
-	return lossName, refine, nil
-}
-
-// attacksWhere lists the registered attacks whose spec satisfies ok.
-func attacksWhere(ok func(attack.Spec) bool) string {
-	reg := attack.Default()
-	var out []string
-	for _, n := range reg.Names() {
-		if s, _ := reg.Lookup(n); ok(s) {
-			out = append(out, n)
-		}
-	}
-	return strings.Join(out, ", ")
 }

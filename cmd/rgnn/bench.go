@@ -15,6 +15,7 @@ import (
 
 	"github.com/rgnn/rgnn/benchmark"
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/task"
 )
 
 // benchReport is the JSON output of `rgnn bench`.
@@ -118,7 +119,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	default:
 		return usagef("--gdc must be both, no or yes, got %q", gdc)
 	}
-	reg := modelRegistry()
+	reg := task.Models()
 	if ms, _ := c.Flags().GetString("models"); ms != "" {
 		for _, m := range strings.Split(ms, ",") {
 			m = strings.TrimSpace(m)

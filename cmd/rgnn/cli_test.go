@@ -58,7 +58,7 @@ func TestEvalAndTrainCommands(t *testing.T) {
 	}
 	var tr trainReport
 	json.Unmarshal([]byte(out), &tr)
-	if tr.Train.Epochs != 5 || tr.Weights != saved || tr.NTest != 1870 {
+	if tr.Fit.Epochs != 5 || tr.Weights != saved || tr.NTest != 1870 {
 		t.Fatalf("train report %+v", tr)
 	}
 	if out, err = runRoot(t, "eval", "--data-dir", dir, "--dataset", "citeseer", "--weights", saved, "--json"); err != nil {
@@ -104,14 +104,19 @@ func TestCommandErrors(t *testing.T) {
 		{"train", "--data-dir", dir, "--model", "nope"},
 		{"train", "--data-dir", dir, "--dataset", "nope"},
 		{"train", "--data-dir", dir, "--model", "sm_gdc", "--temperature", "0", "--max-epochs", "1"},
-		{"train", "--data-dir", dir, "--model", "gcn", "--k", "0", "--max-epochs", "1"},
+		{"train", "--data-dir", dir, "--model", "sm_gcn", "--k", "0", "--max-epochs", "1"},
 		{"train", "--data-dir", dir, "--max-epochs", "0"},
-		{"eval", "--data-dir", dir},
+		{"eval", "--data-dir", dir, "--split-seed", "-1"},
 		{"train", "--no-such-flag"},
 	} {
 		if _, err := runRoot(t, args...); !errors.As(err, &ue) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
+	}
+	// A parameter the model does not use is not validated for it.
+	if _, err := runRoot(t, "train", "--data-dir", dir, "--model", "gcn", "--k", "0", "--temperature", "-1",
+		"--max-epochs", "1", "--quiet"); err != nil {
+		t.Errorf("gcn with --k 0 --temperature -1 (unused): %v", err)
 	}
 	// Runtime errors name the file and the problem.
 	bad := filepath.Join(t.TempDir(), "bad.npz")

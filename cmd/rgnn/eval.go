@@ -5,30 +5,25 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rgnn/rgnn/train"
+	"github.com/rgnn/rgnn/task"
 )
 
 // evalReport is the JSON output of `rgnn eval`.
 type evalReport struct {
-	Dataset      string  `json:"dataset"`
-	Model        string  `json:"model"`
-	Weights      string  `json:"weights"`
-	SplitSeed    int     `json:"split_seed"`
-	Graph        string  `json:"graph,omitempty"`
-	FeatureFlips int     `json:"feature_flips,omitempty"`
-	TestAccuracy float64 `json:"test_accuracy"`
-	NTest        int     `json:"n_test"`
-	NCorrect     int     `json:"n_correct"`
-	Edges        int     `json:"edges"`
+	Weights string `json:"weights"`
+	task.EvalResult
 }
 
 func newEvalCmd() *cobra.Command {
+	spec := task.Eval{}.Defaults()
+	var quiet bool
 	c := &cobra.Command{
 		Use:   "eval",
-		Short: "Evaluate saved weights on the clean or a perturbed graph",
+		Short: "Evaluate weights on the clean or a perturbed graph",
 		Long: `Evaluate a model's weights (ours, or the reference's layout as in
-shared/reference/pretrained) on the test nodes of a split. With --graph the
-model runs on a perturbed adjacency in the reference attack format
+shared/reference/pretrained) on the test nodes of a split; without --weights the
+model is trained first (the train command's protocol and flags). With --graph
+the model runs on a perturbed adjacency in the reference attack format
 (edge_index, edge_weight, shape); preprocessing such as GDC is recomputed on it.
 If the file also holds feature flips (feature_flips, saved by 'rgnn attack
 --perturb features|both'), they are applied to the features, which must be
@@ -36,54 +31,51 @@ binary (--binary-attr).`,
 		Example: `  rgnn eval --dataset cora_ml --model gcn --weights cora_ml_Vanilla_GCN_s0_bin0.npz --split-seed 0
   rgnn eval --dataset cora_ml --model gcn --weights W.npz --split-seed 0 --graph cora_ml_fgsm_s0_eps0.1.npz --json`,
 		Args: cobra.NoArgs,
-		RunE: runEval,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := spec.Validate(); err != nil {
+				return specErr(&spec, err)
+			}
+			p, err := loadProblem(c, &spec, spec.Data, splitSeedOf(spec.Train))
+			if err != nil {
+				return err
+			}
+			ctx, stop := interruptible(c)
+			defer stop()
+			var t *task.Trained
+			if spec.Weights != "" {
+				t, err = task.Load(spec.Model, p, spec.Seed, spec.Weights)
+			} else {
+				var res *task.TrainResult
+				res, err = spec.Train.Run(ctx, p, epochPrinter(quiet))
+				if !quiet {
+					fmt.Fprint(progressWriter(), "\r\033[K")
+				}
+				if err == nil {
+					t = res.Trained
+				}
+			}
+			if err != nil {
+				return specErr(&spec, err)
+			}
+			res, err := spec.Run(ctx, p, t)
+			if err != nil {
+				return specErr(&spec, err)
+			}
+			rep := evalReport{Weights: spec.Weights, EvalResult: *res}
+			if wantJSON(c) {
+				return writeJSON(c.OutOrStdout(), rep)
+			}
+			where := "clean graph"
+			if res.Graph != "" {
+				where = task.Graph{Path: res.Graph, FeatureFlips: res.FeatureFlips}.Label()
+			}
+			fmt.Fprintf(c.OutOrStdout(), "%s on %s (%s, split seed %d): test accuracy %.4f (%d/%d)\n",
+				rep.Model, rep.Dataset, where, rep.SplitSeed, res.TestAccuracy, rep.NCorrect, rep.NTest)
+			return nil
+		},
 	}
-	addProblemFlags(c)
-	addModelFlags(c)
-	c.Flags().String("weights", "", "weights file (.npz) (required)")
-	c.Flags().String("graph", "", "perturbed adjacency (.npz with edge_index, edge_weight, shape; "+
-		"its feature_flips, if any, are applied to the features, which needs --binary-attr)")
+	bind(c, &spec)
+	c.Flags().BoolVar(&quiet, "quiet", false, "no progress output (when training)")
 	addJSONFlag(c)
 	return c
-}
-
-func runEval(c *cobra.Command, _ []string) error {
-	wpath, _ := c.Flags().GetString("weights")
-	if wpath == "" {
-		return usagef("--weights is required")
-	}
-	p, err := loadProblem(c, 0)
-	if err != nil {
-		return err
-	}
-	m, err := newModel(c, p, 0)
-	if err != nil {
-		return err
-	}
-	if err := loadWeights(m, wpath); err != nil {
-		return err
-	}
-	gc, err := graphFlag(c, p)
-	if err != nil {
-		return err
-	}
-	g, err := m.Preprocess(gc.Adj, p.Graph.Features)
-	if err != nil {
-		return err
-	}
-	logits := train.Predict(m, g, p.X)
-	acc := train.Accuracy(logits, p.Graph.Labels, p.Test)
-	rep := evalReport{Dataset: p.Graph.Name, Model: m.Name(), Weights: wpath, SplitSeed: p.SplitSeed,
-		Graph: gc.Path, FeatureFlips: gc.FeatureFlips, TestAccuracy: acc, NTest: len(p.Test),
-		NCorrect: int(acc*float64(len(p.Test)) + 0.5), Edges: gc.Adj.Nnz() / 2}
-	if wantJSON(c) {
-		return writeJSON(c.OutOrStdout(), rep)
-	}
-	where := "clean graph"
-	if gc.Path != "" {
-		where = graphLabel(gc)
-	}
-	fmt.Fprintf(c.OutOrStdout(), "%s on %s (%s, split seed %d): test accuracy %.4f (%d/%d)\n",
-		rep.Model, rep.Dataset, where, rep.SplitSeed, acc, rep.NCorrect, rep.NTest)
-	return nil
 }

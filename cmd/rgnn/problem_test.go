@@ -7,12 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/internal/fixture"
 	"github.com/rgnn/rgnn/npz"
+	"github.com/rgnn/rgnn/task"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -54,27 +52,28 @@ func TestGraphFlagFeatureFlips(t *testing.T) {
 	path := filepath.Join(tmp, "flips.npz")
 	writeGraphFile(t, path, g.Adj, []int{2, 2}, []int64{u, on, u, off})
 
-	p := &problem{Graph: g, X: autograd.NewSparse(g.Features)}
-	clean := g.Features
-	c := &cobra.Command{}
-	c.Flags().String("graph", path, "")
-	gc, err := graphFlag(c, p)
+	p, err := data.NewProblem(g, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gc.Path != path || gc.FeatureFlips != 2 || gc.Adj.Nnz() != g.Adj.Nnz() {
+	clean := g.Features
+	gc, err := task.OnGraph(p, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gc.Path != path || gc.FeatureFlips != 2 || gc.Problem.Adj.Nnz() != g.Adj.Nnz() {
 		t.Fatalf("graph %+v", gc)
 	}
-	x := p.Graph.Features
+	x := gc.Problem.Features
 	if _, ok := x.Find(u, int(on)); ok {
 		t.Errorf("X[%d, %d] not removed", u, on)
 	}
 	if k, ok := x.Find(u, int(off)); !ok || x.Values[k] != 1 {
 		t.Errorf("X[%d, %d] not added", u, off)
 	}
-	if x.Nnz() != clean.Nnz() || p.X.A != x || g.Features != clean {
+	if x.Nnz() != clean.Nnz() || gc.Problem.X.A != x || g.Features != clean || p.Features != clean {
 		t.Errorf("features: %d entries (clean %d); X follows: %v; loaded graph unchanged: %v", x.Nnz(), clean.Nnz(),
-			p.X.A == x, g.Features == clean)
+			gc.Problem.X.A == x, g.Features == clean)
 	}
 
 	w := fixture.Reference(t, "pretrained/cora_ml_Vanilla_GCN_s0_bin1.npz")

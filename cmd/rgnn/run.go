@@ -17,6 +17,7 @@ import (
 
 	"github.com/rgnn/rgnn/experiment"
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/task"
 )
 
 const defaultStore = "results/results.db"
@@ -89,7 +90,7 @@ Example experiment file (see experiments/ for the paper's evaluation):
 }
 
 func newEnv(c *cobra.Command, st *store.Store) *experiment.Env {
-	return &experiment.Env{Store: st, Kinds: experiment.DefaultKinds(), Models: modelRegistry(),
+	return &experiment.Env{Store: st, Kinds: experiment.DefaultKinds(),
 		DataDir: dataDir(c), Log: progressWriter()}
 }
 
@@ -205,7 +206,7 @@ func listKinds(c *cobra.Command, kinds *experiment.Kinds) error {
 	var out []kindInfo
 	for _, n := range kinds.Names() {
 		k, _ := kinds.Lookup(n)
-		out = append(out, kindInfo{k.Name, k.Doc, k.Params})
+		out = append(out, kindInfo{k.Name, k.Doc, k.Params()})
 	}
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), out)
@@ -214,7 +215,7 @@ func listKinds(c *cobra.Command, kinds *experiment.Kinds) error {
 		fmt.Fprintf(c.OutOrStdout(), "%s: %s\n", k.Name, k.Doc)
 		tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
 		for _, p := range k.Params {
-			fmt.Fprintf(tw, "  %s\t%#v\t%s\n", p.Name, p.Default, p.Help)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Name, quoteEmpty(task.Format(p.Default)), p.Help)
 		}
 		tw.Flush()
 	}

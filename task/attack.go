@@ -1,0 +1,283 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// The attack protocol's results, named here so front ends need only this
+// package.
+type (
+	// GlobalResult is a global attack's outcome per budget.
+	GlobalResult = attack.Result
+	// BudgetResult is one budget of a global attack.
+	BudgetResult = attack.BudgetResult
+	// TargetedResult is a targeted attack's outcome per target and budget.
+	TargetedResult = attack.TargetedResult
+)
+
+// Targeted reports whether the spec's attack is a targeted one.
+func (a AttackParams) Targeted() bool {
+	s, ok := attack.Default().Lookup(a.Attack)
+	return ok && s.Targeted
+}
+
+// Poisoning reports whether the spec's attack is a poisoning one (victims
+// are trained on the perturbed graphs).
+func (a AttackParams) Poisoning() bool {
+	s, ok := attack.Default().Lookup(a.Attack)
+	return ok && s.Poisoning
+}
+
+// Gradient reports whether the spec's attack differentiates a model.
+func (a AttackParams) Gradient() bool {
+	s, ok := attack.Default().Lookup(a.Attack)
+	return ok && s.Gradient
+}
+
+// Run computes the global attack of s on p's clean graph (transferred from
+// a surrogate GCN trained with AttackSeed, or model-free) for each budget,
+// without victims.
+func (s Perturb) Run(ctx context.Context, p *data.Problem, h Hooks) (*GlobalResult, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return attack.Run(ctx, s.AttackParams.config(attack.Options{}, h), p)
+}
+
+// config is the attack.Config of the parameters (no victims).
+func (a AttackParams) config(o attack.Options, h Hooks) attack.Config {
+	o.Epochs, o.BlockSize = a.Epochs, a.BlockSize
+	return attack.Config{Attack: a.Attack, Epsilons: a.Epsilons, Seed: uint64(a.AttackSeed), Loss: a.Loss, Options: o,
+		Progress: h.Progress}
+}
+
+// AttackResult is the outcome of Attack.Run: Global for a global attack,
+// Targeted for a targeted one.
+type AttackResult struct {
+	Global   *GlobalResult
+	Targeted *TargetedResult
+}
+
+// Run attacks the victims on p: a global attack (evasion: the victims keep
+// their weights; poisoning: they are retrained on every perturbed graph with
+// the training protocol of s) for each budget, or a targeted attack for
+// each target and budget. surrogate (a trained gcn, nil: trained here on
+// the clean graph) is what transfer attacks differentiate. onBudget, if
+// set, receives each budget of a global attack as soon as it is done.
+func (s Attack) Run(ctx context.Context, p *data.Problem, victims []*Trained, surrogate *Trained, h Hooks,
+	onBudget func(*GlobalResult, BudgetResult) error) (*AttackResult, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if s.Adaptive && len(victims) == 0 {
+		return nil, bad("adaptive", true, "needs a victim to attack")
+	}
+	sm := surrogateModel(surrogate)
+	o := attack.Options{Variant: s.Variant, DegreeTest: s.DegreeTest, Refine: s.Refine, LRFactor: s.LRFactor,
+		Perturb: s.Perturb}
+	if s.Targeted() {
+		return s.runTargeted(ctx, p, victims, sm, o, h)
+	}
+	cfg := s.AttackParams.config(o, h)
+	cfg.Adaptive, cfg.Surrogate, cfg.OnBudget = s.Adaptive, sm, onBudget
+	for _, v := range victims {
+		av := attack.Victim{Name: v.Name(), Model: v.Model}
+		if s.Poisoning() {
+			av.Train = s.retrainer(p, v, h)
+		}
+		cfg.Victims = append(cfg.Victims, av)
+	}
+	res, err := attack.Run(ctx, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	return &AttackResult{Global: res}, nil
+}
+
+func surrogateModel(t *Trained) model.Model {
+	if t == nil {
+		return nil
+	}
+	return t.Model
+}
+
+// retrainer trains a fresh copy of victim v from scratch on a perturbed
+// adjacency with the protocol of s (poisoning attacks).
+func (s Attack) retrainer(p *data.Problem, v *Trained, h Hooks) func(context.Context, *tensor.CSR) (model.Model, error) {
+	return func(ctx context.Context, adj *tensor.CSR) (model.Model, error) {
+		t, err := NewModel(v.Spec, p, v.Seed)
+		if err != nil {
+			return nil, err
+		}
+		tr := s.Train
+		tr.Model, tr.Seed = v.Spec, v.Seed
+		if _, _, err := tr.fit(ctx, t, p.WithAdj(adj), progressEpochs(h, "retrain "+v.Spec.Model, tr.MaxEpochs)); err != nil {
+			return nil, fmt.Errorf("victim %s: %w", v.Spec.Model, err)
+		}
+		return t.Model, nil
+	}
+}
+
+// progressEpochs reports training epochs as stage progress out of maxEpochs.
+func progressEpochs(h Hooks, stage string, maxEpochs int) func(int, float64, float64) {
+	if h.Progress == nil {
+		return nil
+	}
+	return func(e int, _, _ float64) { h.Progress(stage, e+1, maxEpochs) }
+}
+
+// budget is the targeted attacks' budget rule of s.
+func (s Attack) budget() (attack.TargetedBudget, error) {
+	if s.Budget == "epsilon" {
+		return attack.TargetedBudget{Epsilons: s.Epsilons}, nil
+	}
+	k, err := parseDegreeBudget(s.Budget)
+	if err != nil {
+		return attack.TargetedBudget{}, bad("budget", s.Budget, "%v", err)
+	}
+	return attack.TargetedBudget{Plus: k}, nil
+}
+
+func (s Attack) runTargeted(ctx context.Context, p *data.Problem, victims []*Trained, sm model.Model,
+	o attack.Options, h Hooks) (*AttackResult, error) {
+	if len(victims) == 0 {
+		return nil, bad("victim", "", "a targeted attack needs at least one victim")
+	}
+	seen := map[string]bool{}
+	var av []attack.Victim
+	for _, v := range victims {
+		if seen[v.Name()] {
+			return nil, bad("victim", v.Name(), "given twice")
+		}
+		seen[v.Name()] = true
+		av = append(av, attack.Victim{Name: v.Name(), Model: v.Model})
+	}
+	var targets []int
+	if s.Targets != "auto" {
+		var err error
+		if targets, err = ReadTargets(s.Targets, p.NumNodes()); err != nil {
+			return nil, bad("targets", s.Targets, "%v", err)
+		}
+	}
+	b, err := s.budget()
+	if err != nil {
+		return nil, err
+	}
+	o.Epochs, o.BlockSize = s.Epochs, s.BlockSize
+	cfg := attack.TargetedConfig{Attack: s.Attack, Targets: targets, Budget: b, Seed: uint64(s.AttackSeed), Loss: s.Loss,
+		Options: o, Direct: s.Adaptive, Surrogate: sm, Victims: av, Progress: h.Progress}
+	res, err := attack.RunTargeted(ctx, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	return &AttackResult{Targeted: res}, nil
+}
+
+// Victims builds the named victims with the model parameters of s: with
+// the weights in weights[i] when given and not empty, else trained here on
+// p's clean graph with the protocol of s.
+func (s Attack) Victims(ctx context.Context, p *data.Problem, names, weights []string, h Hooks) ([]*Trained, error) {
+	if len(weights) > len(names) {
+		return nil, bad("weights", strings.Join(weights, ","), "%d weights for %d victims", len(weights), len(names))
+	}
+	if s.Poisoning() && len(weights) > 0 {
+		return nil, bad("weights", strings.Join(weights, ","), "%s is a poisoning attack: victims are trained here, "+
+			"on the clean and on every perturbed graph", s.Attack)
+	}
+	var out []*Trained
+	for i, name := range names {
+		m := s.Model
+		m.Model = name
+		if err := m.Validate(); err != nil {
+			return nil, err
+		}
+		var t *Trained
+		var err error
+		if i < len(weights) && weights[i] != "" {
+			t, err = Load(m, p, s.Seed, weights[i])
+		} else {
+			tr := s.Train
+			tr.Model = m
+			t, err = NewModel(m, p, s.Seed)
+			if err == nil {
+				_, _, err = tr.fit(ctx, t, p, progressEpochs(h, "train "+name, tr.MaxEpochs))
+				if err != nil {
+					err = fmt.Errorf("victim %s: %w", name, err)
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// LoadSurrogate loads the transfer surrogate (a gcn) from path, nil for "".
+func (s Attack) LoadSurrogate(p *data.Problem, path string) (*Trained, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if !s.Gradient() {
+		return nil, bad("surrogate_weights", path, "applies to the gradient attacks, not %s", s.Attack)
+	}
+	if s.Adaptive {
+		return nil, bad("surrogate_weights", path, "is for transfer attacks; adaptive attacks differentiate the victims themselves")
+	}
+	m := s.Model
+	m.Model = "gcn"
+	return Load(m, p, s.Seed, path)
+}
+
+// Accuracy is the test accuracy of t on p's graph (its preprocessing
+// recomputed there).
+func Accuracy(t *Trained, p *data.Problem) (float64, error) {
+	return attack.EvaluateVictim(t.Model, p, p.Adj)
+}
+
+// ReadTargets reads a list of target nodes from path: a JSON list of ids,
+// or text with ids separated by whitespace or commas (# starts a comment).
+// Ids outside [0, n) and repeats are errors.
+func ReadTargets(path string, n int) ([]int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	if s := strings.TrimSpace(string(b)); strings.HasPrefix(s, "[") {
+		if err := json.Unmarshal([]byte(s), &out); err != nil {
+			return nil, fmt.Errorf("%s: not a JSON list of node ids: %w", path, err)
+		}
+	} else {
+		for ln, line := range strings.Split(string(b), "\n") {
+			if i := strings.IndexByte(line, '#'); i >= 0 {
+				line = line[:i]
+			}
+			for _, tok := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' }) {
+				v, err := strconv.Atoi(tok)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: %q is not a node id", path, ln+1, tok)
+				}
+				out = append(out, v)
+			}
+		}
+	}
+	if out == nil {
+		out = []int{}
+	}
+	if err := attack.CheckTargets(out, n); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,191 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rgnn/rgnn/certify"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
+)
+
+// CertifyResult is a certificate over the test nodes.
+type CertifyResult struct {
+	Dataset       string  `json:"dataset"`
+	Votes         string  `json:"votes"`
+	SplitSeed     int     `json:"split_seed"`
+	PAdd          float64 `json:"p_add"`
+	PDel          float64 `json:"p_del"`
+	Alpha         float64 `json:"alpha"`
+	NumSamples    int     `json:"n_samples"`
+	NumPreSamples int     `json:"n_samples_pre,omitempty"`
+	NTest         int     `json:"n_test"`
+	NCorrect      int     `json:"n_correct"`
+	// GridShape is [nodes, max_ra+2, max_rd+2] like the reference's grids.
+	GridShape                 [3]int  `json:"grid_shape"`
+	AccumulatedCertifications float64 `json:"accumulated_certifications"`
+	SmoothedAccuracy          float64 `json:"smoothed_accuracy"`
+	AvgRadiusAdd              float64 `json:"avg_radius_add"`
+	AvgRadiusDel              float64 `json:"avg_radius_del"`
+	AvgRadiusAddCorrect       float64 `json:"avg_radius_add_correct"`
+	AvgRadiusDelCorrect       float64 `json:"avg_radius_del_correct"`
+	// CertificationRatio[ra][rd] = R(ra, rd) over the test nodes.
+	CertificationRatio [][]float64 `json:"certification_ratio"`
+	DegreeBinning      string      `json:"degree_binning"`
+	DegreeBins         []DegreeBin `json:"degree_bins"`
+
+	// VoteFile holds the votes the certificate was computed from; Metrics
+	// and Bins the certificate's metrics (for plots).
+	VoteFile *certify.VoteFile   `json:"-"`
+	Stats    certify.Metrics     `json:"-"`
+	Bins     []certify.DegreeBin `json:"-"`
+}
+
+// DegreeBin is the certificate over the test nodes of a degree range.
+type DegreeBin struct {
+	MinDegree                 int     `json:"min_degree"`
+	MaxDegree                 int     `json:"max_degree"`
+	NTest                     int     `json:"n_test"`
+	SmoothedAccuracy          float64 `json:"smoothed_accuracy"`
+	AccumulatedCertifications float64 `json:"accumulated_certifications"`
+	AvgRadiusAdd              float64 `json:"avg_radius_add"`
+	AvgRadiusDel              float64 `json:"avg_radius_del"`
+}
+
+// Metrics are the result's values as an experiment stores them.
+func (r *CertifyResult) Metrics() map[string]any {
+	var bins []map[string]any
+	for _, b := range r.DegreeBins {
+		bins = append(bins, map[string]any{"min_degree": b.MinDegree, "max_degree": b.MaxDegree, "n": b.NTest,
+			"accumulated_certifications": b.AccumulatedCertifications, "smoothed_accuracy": b.SmoothedAccuracy,
+			"avg_radius_add": b.AvgRadiusAdd, "avg_radius_del": b.AvgRadiusDel})
+	}
+	return map[string]any{
+		"accumulated_certifications": r.AccumulatedCertifications, "smoothed_accuracy": r.SmoothedAccuracy,
+		"avg_radius_add": r.AvgRadiusAdd, "avg_radius_del": r.AvgRadiusDel,
+		"avg_radius_add_correct": r.AvgRadiusAddCorrect, "avg_radius_del_correct": r.AvgRadiusDelCorrect,
+		"ratio": r.CertificationRatio, "degree_bins": bins, "n_test": r.NTest,
+	}
+}
+
+// Sample draws the votes of the smoothed classifier of the trained model t
+// on p: Samples + PreSamples graphs with edges added (PAdd) and deleted
+// (PDel), each classified with its preprocessing recomputed (GDC models
+// diffuse with the push PPR at SamplePPREps). workers ≤ 0: GOMAXPROCS; the
+// votes do not depend on it.
+func (s Certify) Sample(ctx context.Context, p *data.Problem, t *Trained, workers int, h Hooks) (*certify.VoteFile, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	sampler, err := certify.NewSampler(p.Adj, p.Features, certify.SampleParams{PPlusAdj: s.PAdd, PMinusAdj: s.PDel})
+	if err != nil {
+		return nil, err
+	}
+	spec := t.Spec
+	spec.PPREps = s.SamplePPREps // every sample needs a fresh diffusion
+	newPredictor := func() (certify.Predictor, error) {
+		c, err := (&Trained{Spec: spec, Seed: t.Seed, Model: t.Model}).clone(p)
+		if err != nil {
+			return nil, err
+		}
+		return certify.PredictorFunc(func(adj, feats *tensor.CSR) ([]int32, error) {
+			x := p.X
+			if feats != p.Features {
+				x = nil // perturbed attributes
+			}
+			return train.Classify(c.Model, adj, feats, x)
+		}), nil
+	}
+	return certify.Smooth(ctx, sampler, p.NumClasses, certify.SmoothOptions{
+		PreSamples: s.PreSamples, Samples: s.Samples, Seed: uint64(s.Seed), Workers: workers,
+		NewPredictor: newPredictor, Progress: h.Progress})
+}
+
+// Run samples the votes of t (Sample) and computes their certificate
+// (FromVotes).
+func (s Certify) Run(ctx context.Context, p *data.Problem, t *Trained, workers int, h Hooks) (*CertifyResult, error) {
+	vf, err := s.Sample(ctx, p, t, workers, h)
+	if err != nil {
+		return nil, err
+	}
+	return s.FromVotes(p, vf, "(sampled)", nil)
+}
+
+// FromVotes computes the certificate of votes vf (named by source in the
+// result) for p's test nodes with s's PAdd, PDel and Alpha, and the
+// certificate per degree bin: DegreeBins equal-frequency bins, or the
+// given lower bin edges.
+func (s Certify) FromVotes(p *data.Problem, vf *certify.VoteFile, source string, edges []int) (*CertifyResult, error) {
+	if err := validProbs(s.PAdd, s.PDel); err != nil {
+		return nil, err
+	}
+	if !(s.Alpha > 0 && s.Alpha < 0.5) {
+		return nil, bad("alpha", s.Alpha, "must lie in (0, 0.5)")
+	}
+	if vf.Votes.Nodes != p.NumNodes() || vf.Votes.Classes != p.NumClasses {
+		return nil, fmt.Errorf("%s: votes for %d nodes × %d classes, but %s has %d nodes × %d classes",
+			source, vf.Votes.Nodes, vf.Votes.Classes, p.Name, p.NumNodes(), p.NumClasses)
+	}
+	cert, err := certify.Compute(vf.Votes, vf.PreVotes, certify.Params{PPlus: s.PAdd, PMinus: s.PDel, Alpha: s.Alpha,
+		NumSamples: vf.NumSamples}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	m, err := cert.Metrics(p.Labels, p.Test)
+	if err != nil {
+		return nil, err
+	}
+	degrees := make([]int, p.NumNodes())
+	for i := range degrees {
+		lo, hi := p.Adj.RowRange(i)
+		degrees[i] = hi - lo
+	}
+	binning := "fixed lower edges " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(edges)), ","), "[]")
+	if edges == nil {
+		if s.DegreeBins < 1 {
+			return nil, bad("degree_bins", s.DegreeBins, "must be ≥ 1")
+		}
+		edges = certify.QuantileDegreeEdges(degrees, p.Test, s.DegreeBins)
+		binning = fmt.Sprintf("equal frequency, %d bins requested (ties merge bins)", s.DegreeBins)
+	}
+	bins, err := cert.DegreeTable(p.Labels, p.Test, degrees, edges)
+	if err != nil {
+		return nil, err
+	}
+	nra, nrd := cert.GridShape()
+	r := &CertifyResult{Dataset: p.Name, Votes: source, SplitSeed: p.SplitSeed, PAdd: s.PAdd, PDel: s.PDel,
+		Alpha: s.Alpha, NumSamples: cert.NumSamples, NumPreSamples: vf.NumPreSamples, NTest: m.Nodes,
+		NCorrect: m.Correct, GridShape: [3]int{cert.Nodes, nra, nrd},
+		AccumulatedCertifications: m.AccumulatedCertifications, SmoothedAccuracy: m.SmoothedAccuracy,
+		AvgRadiusAdd: m.AvgRadiusAdd, AvgRadiusDel: m.AvgRadiusDel, AvgRadiusAddCorrect: m.AvgRadiusAddCorrect,
+		AvgRadiusDelCorrect: m.AvgRadiusDelCorrect, CertificationRatio: m.Ratio, DegreeBinning: binning,
+		VoteFile: vf, Stats: m, Bins: bins}
+	for _, b := range bins {
+		r.DegreeBins = append(r.DegreeBins, DegreeBin{MinDegree: b.MinDegree, MaxDegree: b.MaxDegree,
+			NTest: b.Nodes, SmoothedAccuracy: b.SmoothedAccuracy, AccumulatedCertifications: b.AccumulatedCertifications,
+			AvgRadiusAdd: b.AvgRadiusAdd, AvgRadiusDel: b.AvgRadiusDel})
+	}
+	return r, nil
+}
+
+// ParseDegreeEdges parses ascending non-negative bin edges like
+// "1,2,3,5,10" ("": nil, the equal-frequency bins).
+func ParseDegreeEdges(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var edges []int
+	for _, f := range strings.Split(s, ",") {
+		var v int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &v); err != nil || v < 0 {
+			return nil, bad("degree_edges", s, "want ascending non-negative integers like 1,2,3,5,10")
+		}
+		if len(edges) > 0 && v <= edges[len(edges)-1] {
+			return nil, bad("degree_edges", s, "edges must ascend")
+		}
+		edges = append(edges, v)
+	}
+	return edges, nil
+}

@@ -1,0 +1,205 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/rgnn/rgnn/aggregate"
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/npz"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// Models returns the model registry with every model; the robust ones get
+// their aggregations from package aggregate. It is the one place where the
+// two are wired together.
+func Models() *model.Registry { return model.Default(aggregation) }
+
+func aggregation(name string, o model.Options) (autograd.Aggregator, error) {
+	return aggregate.ForModel(name, o.K, o.Temperature, o.Normalization)
+}
+
+// Loader loads datasets, each (name, binarisation) once per Loader, and
+// hands out problems that share the loaded graph. It is safe for
+// concurrent use.
+type Loader struct {
+	// Dir is the dataset directory; "" looks in $RGNN_DATA_DIR, else the
+	// user cache dir.
+	Dir string
+	// Progress receives download progress (nil: none).
+	Progress io.Writer
+
+	mu     sync.Mutex
+	graphs map[string]*loaded
+}
+
+type loaded struct {
+	once sync.Once
+	g    *data.Graph
+	x    *autograd.Sparse
+	err  error
+}
+
+// Problem returns the dataset d with the split of splitSeed.
+func (l *Loader) Problem(ctx context.Context, d Data, splitSeed int) (*data.Problem, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	if err := validSeed("split_seed", splitSeed); err != nil {
+		return nil, err
+	}
+	e, err := l.graph(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	tr, va, te, err := data.Split(e.g.Labels, e.g.NumClasses, 20, uint32(splitSeed))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.g.Name, err)
+	}
+	g := e.g
+	return &data.Problem{Name: g.Name, Adj: g.Adj, Features: g.Features, X: e.x, Labels: g.Labels,
+		NumClasses: g.NumClasses, Train: tr, Val: va, Test: te, SplitSeed: splitSeed, Source: g}, nil
+}
+
+func (l *Loader) graph(ctx context.Context, d Data) (*loaded, error) {
+	name := d.Dataset
+	isFile := strings.HasSuffix(name, ".npz")
+	if !isFile {
+		if _, err := data.Lookup(name); err != nil {
+			return nil, bad("dataset", name, "unknown dataset (known: %s; or the path of a dataset .npz)",
+				strings.Join(data.Names(), ", "))
+		}
+	}
+	key := fmt.Sprintf("%s|%v", name, d.BinaryAttr)
+	l.mu.Lock()
+	if l.graphs == nil {
+		l.graphs = map[string]*loaded{}
+	}
+	e, ok := l.graphs[key]
+	if !ok {
+		e = &loaded{}
+		l.graphs[key] = e
+	}
+	l.mu.Unlock()
+	e.once.Do(func() {
+		if isFile {
+			e.g, e.err = data.LoadFile(name, d.BinaryAttr)
+		} else {
+			e.g, e.err = data.Load(ctx, name, data.Options{Dir: l.Dir, BinaryAttr: d.BinaryAttr,
+				Fetch: data.FetchOptions{Progress: l.Progress}})
+		}
+		if e.err == nil {
+			e.x = autograd.NewSparse(e.g.Features)
+		}
+	})
+	return e, e.err
+}
+
+// Graph is the graph a task runs on: the clean one, or a perturbed
+// adjacency read from a file (with the feature flips it holds applied).
+type Graph struct {
+	Problem      *data.Problem
+	Path         string // "" for the clean graph
+	FeatureFlips int    // feature flips applied from the file
+}
+
+// Label names the graph in text output.
+func (g Graph) Label() string {
+	switch {
+	case g.Path == "":
+		return "clean graph"
+	case g.FeatureFlips > 0:
+		return fmt.Sprintf("%s, %d feature flips", g.Path, g.FeatureFlips)
+	}
+	return g.Path
+}
+
+// OnGraph returns p on the perturbed graph in path ("": p itself). When the
+// file also holds feature flips (feature_flips, k×2: node, feature; saved by
+// targeted attacks that flip features) they are validated and applied;
+// flips toggle binary features, so p's features must be binary.
+func OnGraph(p *data.Problem, path string) (Graph, error) {
+	if path == "" {
+		return Graph{Problem: p}, nil
+	}
+	adj, err := data.LoadPerturbedAdj(path, p.Adj.Rows)
+	if err != nil {
+		return Graph{}, err
+	}
+	q := p.WithAdj(adj)
+	ff, err := readFeatureFlips(path, p.Features.Rows, p.Features.Cols)
+	if err != nil {
+		return Graph{}, err
+	}
+	if len(ff) == 0 {
+		return Graph{Problem: q, Path: path}, nil
+	}
+	if !binary(p.Features) {
+		return Graph{}, bad("graph", path, "holds %d feature flips, which toggle binary features, but the %s features "+
+			"are not binary: set binary_attr (--binary-attr)", len(ff), p.Name)
+	}
+	x, err := attack.ApplyFeatureFlips(p.Features, ff)
+	if err != nil {
+		return Graph{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return Graph{Problem: q.WithFeatures(x), Path: path, FeatureFlips: len(ff)}, nil
+}
+
+// readFeatureFlips reads the feature_flips array (k×2 int64: node, feature)
+// of a perturbed-graph file for an n×d feature matrix, nil when the file has
+// none. The flips are checked: in range, none repeated.
+func readFeatureFlips(path string, n, d int) ([]attack.FeatureFlip, error) {
+	a, err := npz.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !a.Has("feature_flips") {
+		return nil, nil
+	}
+	v, shape, err := a.Int64("feature_flips")
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 || shape[1] != 2 {
+		return nil, fmt.Errorf("%s: feature_flips has shape %v, want [k, 2] (node, feature)", path, shape)
+	}
+	ff := make([]attack.FeatureFlip, shape[0])
+	for i := range ff {
+		u, f := v[2*i], v[2*i+1]
+		if u < 0 || u >= int64(n) || f < 0 || f >= int64(d) {
+			return nil, fmt.Errorf("%s: feature flip %d (%d, %d) outside the %d×%d features", path, i, u, f, n, d)
+		}
+		ff[i] = attack.FeatureFlip{Node: int32(u), Feature: int32(f)}
+	}
+	if err := attack.CheckFeatureFlips(ff, n, d, -1); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ff, nil
+}
+
+// binary reports whether every stored feature is 1.
+func binary(x *tensor.CSR) bool {
+	for _, v := range x.Values {
+		if v != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// IsUsage reports whether err is a bad parameter (a FieldError): the
+// caller asked for something impossible, rather than something failing.
+func IsUsage(err error) bool {
+	var fe *FieldError
+	return errors.As(err, &fe)
+}
+
+// Problem is the one problem type of every pipeline (data.Problem).
+type Problem = data.Problem

@@ -1,0 +1,513 @@
+package task
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/model"
+)
+
+// Data selects a dataset.
+type Data struct {
+	// Dataset is a registered name (data.Names) or the path of a dataset
+	// .npz in the cora_ml layout. Zero: cora_ml.
+	Dataset string `param:"dataset" help:"dataset: a name ({datasets}) or the path of a dataset .npz"`
+	// BinaryAttr binarises the features (every nonzero becomes 1).
+	BinaryAttr bool `param:"binary_attr" help:"binarise the features (every nonzero becomes 1)"`
+}
+
+// Model selects a model and its hyperparameters. Parameters the model does
+// not use (model.Spec.Uses) are ignored for it: neither validated nor part
+// of its identity.
+type Model struct {
+	// Model is a registry name (model.Registry). Zero: gcn.
+	Model string `param:"model" help:"model: {models}"`
+	// Temperature of the Soft Medoid / Soft Median (default 1).
+	Temperature float64 `param:"temperature" help:"Soft Medoid / Soft Median temperature T (models that take one)"`
+	// K is the top-k of the robust aggregations and of GDC (default 64).
+	K int `param:"k" help:"top-k neighbours of the robust aggregations and of GDC"`
+	// Hidden units (default 64).
+	Hidden int `param:"hidden" help:"hidden units"`
+	// Normalization "" (the paper's Eq. 6-7) or "alt" (the appendix's SM†).
+	Normalization string `param:"normalization" help:"Soft Medoid normalisation: \"\" (Eq. 6-7) or \"alt\" (the appendix's SM†)"`
+	// PPREps selects GDC's PPR: 0 exact, > 0 the push approximation with
+	// this error.
+	PPREps float64 `param:"ppr_eps" help:"GDC: 0 = exact PPR, > 0 = push approximation with this error"`
+}
+
+// Fit is the training protocol (the reference's: Adam, early stopping on
+// the validation loss, best weights restored).
+type Fit struct {
+	MaxEpochs int `param:"max_epochs" help:"maximum training epochs"`
+	Patience  int `param:"patience" help:"early-stopping patience in epochs"`
+	// LR is Adam's learning rate.
+	LR float64 `param:"lr" help:"Adam learning rate"`
+	// WeightDecay is the L2 weight decay on all parameters (0: none).
+	WeightDecay float64 `param:"weight_decay" help:"L2 weight decay on all parameters (0: none)"`
+}
+
+// Train trains a model.
+type Train struct {
+	Data
+	Model
+	// Seed seeds the initialisation, dropout and (unless SplitSeed is set)
+	// the split.
+	Seed int `param:"seed" help:"seed of the initialisation, dropout and (by default) the split"`
+	// SplitSeed seeds the 20/20-per-class split; nil: Seed.
+	SplitSeed *int `param:"split_seed" cli:"only" help:"seed of the 20/20-per-class split (default: --seed)"`
+	Fit
+}
+
+// GraphFile selects the graph a task runs on.
+type GraphFile struct {
+	// Graph is a perturbed adjacency file (the reference attack format,
+	// optionally with feature flips); "" is the clean graph.
+	Graph string `param:"graph" help:"perturbed adjacency (.npz with edge_index, edge_weight, shape; its feature_flips, if any, are applied to the features, which needs --binary-attr); empty: the clean graph"`
+}
+
+// Eval evaluates trained weights on the clean or a perturbed graph.
+type Eval struct {
+	Train
+	GraphFile
+	// Weights are the weights to evaluate (ours or the reference layout);
+	// "" trains the model of Train first.
+	Weights string `param:"weights" cli:"only" help:"weights file (.npz, ours or the reference layout); empty: train the model first"`
+}
+
+// Certify computes randomized-smoothing certificates of a trained model
+// for edge additions (PAdd) and deletions (PDel).
+type Certify struct {
+	Train
+	PAdd float64 `param:"p_add" help:"p₊, probability of adding an absent edge"`
+	PDel float64 `param:"p_del" help:"p₋, probability of deleting an edge"`
+	// Samples and PreSamples are n₁ (votes) and n₀ (pre-votes: the top
+	// classes).
+	Samples    int `param:"samples" help:"n₁, samples for the votes"`
+	PreSamples int `param:"pre_samples" help:"n₀, samples for the pre-votes (top and runner-up class)"`
+	// Alpha is the significance level of the certificate.
+	Alpha float64 `param:"alpha" help:"significance level of the certificate"`
+	// SamplePPREps is the push-PPR error of GDC models on the sampled
+	// graphs (every sample needs a fresh diffusion).
+	SamplePPREps float64 `param:"sample_ppr_eps" help:"GDC models: push-PPR error on the sampled graphs"`
+	DegreeBins   int     `param:"degree_bins" help:"number of equal-frequency degree bins"`
+}
+
+// Perturb is a global structure attack on the clean graph, independent of
+// any victim: model-free, or transferred from a surrogate GCN trained with
+// AttackSeed.
+type Perturb struct {
+	Data
+	Seed      int  `param:"seed" help:"seed of the split, the initialisation and dropout"`
+	SplitSeed *int `param:"split_seed" cli:"only" help:"seed of the 20/20-per-class split (default: --seed)"`
+	AttackParams
+}
+
+// AttackParams are the parameters of a global attack.
+type AttackParams struct {
+	// Attack is a registry name (attack.Registry). Zero: prbcd.
+	Attack string `param:"attack" help:"attack: {attacks}; targeted: {targeted}"`
+	// Epsilons are the budgets as fractions of the undirected edges
+	// (budget round(ε·m)); targeted attacks: of each target's degree.
+	Epsilons []float64 `param:"epsilon" help:"budgets as fractions of the undirected edges, comma-separated (targeted attacks: of the target's degree)"`
+	// AttackSeed seeds the attack's randomness and its surrogate.
+	AttackSeed int `param:"attack_seed" flag:"-" help:"seed of the attack's randomness (and of its surrogate)"`
+	// Loss is the attack loss; "" the attack's default.
+	Loss string `param:"loss" help:"attack loss: ce, mce, margin, tanh_margin, cw (default: the attack's: fgsm/pgd ce, prbcd tanh_margin, grbcd mce, local_prbcd margin)"`
+	// Epochs of PGD, PR-BCD, GR-BCD, local PR-BCD and Metattack's inner
+	// training; 0: the attack's default.
+	Epochs int `param:"attack_epochs" flag:"epochs" help:"attack epochs (0: the attack's default: pgd 200, prbcd/grbcd 500, local_prbcd 500 + 100 fine-tuning; metattack: inner training steps, 100)"`
+	// BlockSize of PR-BCD/GR-BCD (0: 1e6) and local PR-BCD (0: 10,000).
+	BlockSize int `param:"block_size" help:"PR-BCD/GR-BCD block size (0: 1e6); local_prbcd: block of candidate pairs (u, v) per target (0: 10,000)"`
+}
+
+// Attack attacks victims: a global attack (evasion or poisoning) for each
+// budget, or a targeted one for each target and budget.
+type Attack struct {
+	Train
+	AttackParams
+	// Adaptive attacks the (first) victim itself instead of a surrogate.
+	Adaptive bool `param:"adaptive" help:"gradient attacks: attack the first victim itself instead of the surrogate (local_prbcd: every victim, direct)"`
+	// Refine is PR-BCD's rounds of greedy swaps in the final block.
+	Refine int `param:"refine" cli:"only" help:"PR-BCD: rounds of greedy swaps within the final block after sampling, each kept only if the attacked model's accuracy does not rise (0: none, as the reference); needs a gcn as the attacked model, or an --adaptive GDC model"`
+	// Variant of Metattack: self (Meta-Self) or approx (MetaApprox).
+	Variant string `param:"variant" cli:"only" help:"metattack variant: self (Meta-Self) or approx (MetaApprox)"`
+	// DegreeTest of Nettack and Metattack: paper, repo or off.
+	DegreeTest string `param:"degree_test" cli:"only" help:"nettack/metattack degree-distribution likelihood-ratio test: paper (eq. 7 of Zügner et al.), repo (the sign of the published code) or off"`
+	// Targets of a targeted attack: "auto" (Nettack's 40) or a file.
+	Targets string `param:"targets" cli:"only" help:"targeted attacks: \"auto\" (10 most, 10 least confident and 20 random correctly classified test nodes of the first victim) or a FILE of node ids (whitespace/comma separated, # comments; or a JSON list)"`
+	// Budget of a targeted attack: "degree+K", or "epsilon" for
+	// round(ε·degree) with Epsilons.
+	Budget string `param:"budget" cli:"only" help:"targeted attacks: per-target budget \"degree+K\", or \"epsilon\" for round(ε·degree) (giving --epsilon selects it)"`
+	// Surrogate is the transfer surrogate's model (only gcn).
+	Surrogate string `param:"surrogate" cli:"only" help:"transfer surrogate model (only gcn)"`
+	// LRFactor of local PR-BCD (0: the reference's).
+	LRFactor float64 `param:"lr_factor" cli:"only" help:"local_prbcd learning-rate factor (0: the reference's 0.05 for GCN)"`
+	// Perturb is what Nettack may flip: structure, features or both.
+	Perturb string `param:"perturb" cli:"only" help:"nettack: what each greedy step may flip: structure (edges at the target), features (the target's binary features; needs --binary-attr) or both (the better of the two per step, as the original Nettack)"`
+}
+
+// Defaults returns the spec with every parameter at its default.
+func (Train) Defaults() Train {
+	return Train{Data: Data{Dataset: "cora_ml"}, Model: Model{Model: "gcn", Temperature: 1, K: 64, Hidden: 64},
+		Fit: Fit{MaxEpochs: 3000, Patience: 300, LR: 0.01, WeightDecay: 1e-3}}
+}
+
+// Defaults returns the spec with every parameter at its default.
+func (Eval) Defaults() Eval { return Eval{Train: Train{}.Defaults()} }
+
+// Defaults returns the spec with every parameter at its default.
+func (Certify) Defaults() Certify {
+	return Certify{Train: Train{}.Defaults(), Samples: 10000, PreSamples: 100, Alpha: 0.05,
+		SamplePPREps: 1e-4, DegreeBins: 5}
+}
+
+// Defaults returns the spec with every parameter at its default.
+func (AttackParams) Defaults() AttackParams {
+	return AttackParams{Attack: "prbcd", Epsilons: []float64{0.1}}
+}
+
+// Defaults returns the spec with every parameter at its default.
+func (Perturb) Defaults() Perturb {
+	return Perturb{Data: Data{Dataset: "cora_ml"}, AttackParams: AttackParams{}.Defaults()}
+}
+
+// Defaults returns the spec with every parameter at its default.
+func (Attack) Defaults() Attack {
+	return Attack{Train: Train{}.Defaults(), AttackParams: AttackParams{}.Defaults(), Variant: "self",
+		DegreeTest: "paper", Perturb: "structure", Budget: "degree+2", Surrogate: "gcn"}
+}
+
+// Validate checks the dataset choice.
+func (d Data) Validate() error {
+	if strings.TrimSpace(d.Dataset) == "" {
+		return bad("dataset", d.Dataset, "empty")
+	}
+	return nil
+}
+
+// Validate checks the parameters the model uses.
+func (m Model) Validate() error {
+	s, ok := Models().Lookup(m.Model)
+	if !ok {
+		return bad("model", m.Model, "unknown model (known: %s)", strings.Join(Models().Names(), ", "))
+	}
+	if m.Hidden < 1 {
+		return bad("hidden", m.Hidden, "must be ≥ 1")
+	}
+	if s.Uses.Temperature && (!(m.Temperature > 0) || math.IsInf(m.Temperature, 0)) {
+		return bad("temperature", m.Temperature, "must be a positive finite number")
+	}
+	if s.Uses.K && m.K < 1 {
+		return bad("k", m.K, "must be ≥ 1")
+	}
+	if s.Uses.Normalization && m.Normalization != "" && m.Normalization != "alt" {
+		return bad("normalization", m.Normalization, `must be "" or "alt"`)
+	}
+	if s.Uses.Diffusion && (!(m.PPREps >= 0) || math.IsInf(m.PPREps, 0)) {
+		return bad("ppr_eps", m.PPREps, "must be a finite number ≥ 0")
+	}
+	return nil
+}
+
+// Validate checks the training protocol.
+func (f Fit) Validate() error {
+	switch {
+	case f.MaxEpochs < 1:
+		return bad("max_epochs", f.MaxEpochs, "must be ≥ 1")
+	case f.Patience < 1:
+		return bad("patience", f.Patience, "must be ≥ 1")
+	case !(f.LR > 0) || math.IsInf(f.LR, 0):
+		return bad("lr", f.LR, "must be a positive finite number")
+	case !(f.WeightDecay >= 0) || math.IsInf(f.WeightDecay, 0):
+		return bad("weight_decay", f.WeightDecay, "must be a finite number ≥ 0")
+	}
+	return nil
+}
+
+func validSeed(name string, s int) error {
+	if s < 0 || int64(s) > math.MaxUint32 {
+		return bad(name, s, "must be in [0, 2³²)")
+	}
+	return nil
+}
+
+// Validate checks every parameter.
+func (t Train) Validate() error {
+	if err := t.Data.Validate(); err != nil {
+		return err
+	}
+	if err := t.Model.Validate(); err != nil {
+		return err
+	}
+	if err := validSeed("seed", t.Seed); err != nil {
+		return err
+	}
+	if t.SplitSeed != nil {
+		if err := validSeed("split_seed", *t.SplitSeed); err != nil {
+			return err
+		}
+	}
+	return t.Fit.Validate()
+}
+
+// Validate checks every parameter.
+func (e Eval) Validate() error { return e.Train.Validate() }
+
+// Validate checks every parameter.
+func (c Certify) Validate() error {
+	if err := c.Train.Validate(); err != nil {
+		return err
+	}
+	if err := validProbs(c.PAdd, c.PDel); err != nil {
+		return err
+	}
+	switch {
+	case c.Samples < 1:
+		return bad("samples", c.Samples, "must be ≥ 1")
+	case c.PreSamples < 1:
+		return bad("pre_samples", c.PreSamples, "must be ≥ 1")
+	case !(c.Alpha > 0 && c.Alpha < 0.5):
+		return bad("alpha", c.Alpha, "must lie in (0, 0.5)")
+	case !(c.SamplePPREps >= 0) || math.IsInf(c.SamplePPREps, 0):
+		return bad("sample_ppr_eps", c.SamplePPREps, "must be a finite number ≥ 0")
+	case c.DegreeBins < 1:
+		return bad("degree_bins", c.DegreeBins, "must be ≥ 1")
+	}
+	return nil
+}
+
+func validProbs(pAdd, pDel float64) error {
+	if !(pAdd >= 0 && pAdd < 1) {
+		return bad("p_add", pAdd, "must be a probability in [0, 1)")
+	}
+	if !(pDel >= 0 && pDel < 1) {
+		return bad("p_del", pDel, "must be a probability in [0, 1)")
+	}
+	if pAdd == 0 && pDel == 0 {
+		return bad("p_del", pDel, "p_add and p_del are both 0: nothing is randomised")
+	}
+	return nil
+}
+
+// Validate checks the attack parameters against the attack's spec.
+func (a AttackParams) Validate() error {
+	spec, ok := attack.Default().Lookup(a.Attack)
+	if !ok {
+		return bad("attack", a.Attack, "unknown attack (known: %s)", strings.Join(attack.Default().Names(), ", "))
+	}
+	if len(a.Epsilons) == 0 {
+		return bad("epsilon", a.Epsilons, "no budget given")
+	}
+	for i, e := range a.Epsilons {
+		if spec.Targeted {
+			if !(e > 0 && e <= 100) {
+				return bad("epsilon", e, "a targeted attack's budget round(ε·degree) needs ε in (0, 100]")
+			}
+			continue
+		}
+		if !(e >= 0 && e <= 1) {
+			return bad("epsilon", e, "must be a fraction of the edges in [0, 1]")
+		}
+		if spec.Incremental && i > 0 && e < a.Epsilons[i-1] {
+			return bad("epsilon", a.Epsilons, "%s is incremental (a larger ε continues from a smaller one's flips): give increasing values", a.Attack)
+		}
+	}
+	if err := validSeed("attack_seed", a.AttackSeed); err != nil {
+		return err
+	}
+	if a.Loss != "" {
+		if _, err := attack.LossByName(a.Loss); err != nil {
+			return bad("loss", a.Loss, "unknown loss (known: %s)", strings.Join(attack.LossNames(), ", "))
+		}
+	}
+	if a.Epochs < 0 {
+		return bad("attack_epochs", a.Epochs, "must be ≥ 0")
+	}
+	if a.BlockSize < 0 {
+		return bad("block_size", a.BlockSize, "must be ≥ 0")
+	}
+	return nil
+}
+
+// Validate checks every parameter.
+func (p Perturb) Validate() error {
+	if err := p.Data.Validate(); err != nil {
+		return err
+	}
+	if err := validSeed("seed", p.Seed); err != nil {
+		return err
+	}
+	return p.AttackParams.Validate()
+}
+
+// Validate checks every parameter. Parameters an attack does not take are
+// errors when they differ from their default (Applies), so a typo does
+// not pass silently.
+func (a Attack) Validate() error {
+	if err := a.Train.Validate(); err != nil {
+		return err
+	}
+	if err := a.AttackParams.Validate(); err != nil {
+		return err
+	}
+	d := Attack{}.Defaults()
+	dv := map[string]string{}
+	for _, f := range Fields(&d) {
+		dv[f.Param] = f.String()
+	}
+	for _, f := range Fields(&a) {
+		if f.Param != "" && f.String() != dv[f.Param] {
+			if err := a.Applies(f.Param); err != nil {
+				return err
+			}
+		}
+	}
+	if a.Refine < 0 {
+		return bad("refine", a.Refine, "must be ≥ 0")
+	}
+	if a.Variant != "self" && a.Variant != "approx" {
+		return bad("variant", a.Variant, "must be self or approx")
+	}
+	if !slices.Contains(attack.DegreeTests, a.DegreeTest) {
+		return bad("degree_test", a.DegreeTest, "must be one of %s", strings.Join(attack.DegreeTests, ", "))
+	}
+	if !slices.Contains(attack.Perturbs, a.Perturb) {
+		return bad("perturb", a.Perturb, "must be one of %s", strings.Join(attack.Perturbs, ", "))
+	}
+	if !(a.LRFactor >= 0) || math.IsInf(a.LRFactor, 0) {
+		return bad("lr_factor", a.LRFactor, "must be a finite number ≥ 0")
+	}
+	if a.Targeted() {
+		if a.Targets == "" {
+			return bad("targets", a.Targets, "attack %s is targeted: give auto or a file of node ids", a.Attack)
+		}
+		if a.Budget != "epsilon" {
+			if _, err := parseDegreeBudget(a.Budget); err != nil {
+				return bad("budget", a.Budget, "%v", err)
+			}
+		}
+	}
+	if a.Surrogate != "gcn" {
+		return bad("surrogate", a.Surrogate, "the transfer surrogate must be gcn")
+	}
+	return nil
+}
+
+// Applies returns an error naming param when the spec's attack does not
+// take it (a front end reports a parameter given explicitly for the wrong
+// attack), nil when it does.
+func (a Attack) Applies(param string) error {
+	spec, ok := attack.Default().Lookup(a.Attack)
+	if !ok {
+		return nil // reported by Validate
+	}
+	v := a.valueOf(param)
+	only := func(names ...string) error {
+		if slices.Contains(names, a.Attack) {
+			return nil
+		}
+		return bad(param, v, "applies to %s only, not %s", strings.Join(names, " and "), a.Attack)
+	}
+	switch param {
+	case "adaptive", "surrogate_weights":
+		if param == "surrogate_weights" && a.Adaptive {
+			return bad(param, v, "is for transfer attacks; --adaptive attacks the victims themselves")
+		}
+		if !spec.Gradient {
+			return bad(param, v, "applies to the gradient attacks (%s), not %s", attacksWhere(func(s attack.Spec) bool { return s.Gradient }), a.Attack)
+		}
+	case "loss":
+		if spec.DefaultLoss == "" {
+			return bad(param, v, "applies to attacks with a loss (%s), not %s", attacksWhere(func(s attack.Spec) bool { return s.DefaultLoss != "" }), a.Attack)
+		}
+	case "attack_epochs":
+		return only("pgd", "prbcd", "grbcd", "local_prbcd", "metattack")
+	case "block_size":
+		return only("prbcd", "grbcd", "local_prbcd")
+	case "refine":
+		return only("prbcd")
+	case "variant":
+		return only("metattack")
+	case "degree_test":
+		return only("nettack", "metattack")
+	case "perturb":
+		return only("nettack")
+	case "lr_factor":
+		return only("local_prbcd")
+	case "targets", "budget":
+		if !spec.Targeted {
+			return bad(param, v, "applies to the targeted attacks (%s), not %s", strings.Join(attack.Default().TargetedNames(), ", "), a.Attack)
+		}
+	}
+	return nil
+}
+
+func (a Attack) valueOf(param string) any {
+	for _, f := range Fields(&a) {
+		if f.Param == param {
+			return f.Value()
+		}
+	}
+	return nil
+}
+
+// attacksWhere lists the registered attacks whose spec satisfies ok.
+func attacksWhere(ok func(attack.Spec) bool) string {
+	reg := attack.Default()
+	var out []string
+	for _, n := range reg.Names() {
+		if s, _ := reg.Lookup(n); ok(s) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// parseDegreeBudget parses "degree+K" / "degree" / "deg+K" into K.
+func parseDegreeBudget(s string) (int, error) {
+	t := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), " ", "")
+	for _, p := range []string{"degree", "deg"} {
+		if rest, ok := strings.CutPrefix(t, p); ok {
+			if rest == "" {
+				return 0, nil
+			}
+			var k int
+			if n, err := fmt.Sscanf(rest, "+%d", &k); err == nil && n == 1 && k >= 0 && fmt.Sprintf("+%d", k) == rest {
+				return k, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf(`want "degree+K" with K ≥ 0 (e.g. degree+2)`)
+}
+
+// options are the model.Options of the spec: parameters the model does not
+// use are left at zero (the library default), so they neither fail its
+// validation nor change it.
+func (m Model) options(seed int) model.Options {
+	s, _ := Models().Lookup(m.Model)
+	o := model.Options{Hidden: m.Hidden, Seed: uint64(seed)}
+	if s.Uses.Temperature {
+		o.Temperature = m.Temperature
+	}
+	if s.Uses.K {
+		o.K = m.K
+	}
+	if s.Uses.Normalization {
+		o.Normalization = m.Normalization
+	}
+	if s.Uses.Diffusion {
+		o.PPREps = m.PPREps
+	}
+	return o
+}
+
+// splitSeed is SplitSeed, else Seed.
+func (t Train) splitSeed() int {
+	if t.SplitSeed != nil {
+		return *t.SplitSeed
+	}
+	return t.Seed
+}

@@ -1,0 +1,191 @@
+package task
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/train"
+)
+
+// Hooks receive progress of long work; every field may be nil.
+type Hooks struct {
+	// Epoch is called after every training epoch (stage names the model
+	// being trained).
+	Epoch func(stage string, epoch int, trainLoss, valLoss float64)
+	// Progress reports work done out of total in a stage (attack budgets,
+	// smoothing samples, surrogate training).
+	Progress func(stage string, done, total int)
+}
+
+func (h Hooks) epoch(stage string) func(int, float64, float64) {
+	if h.Epoch == nil {
+		return nil
+	}
+	return func(e int, tl, vl float64) { h.Epoch(stage, e, tl, vl) }
+}
+
+// Trained is a model with its weights: trained here or loaded.
+type Trained struct {
+	Spec  Model
+	Seed  int // initialisation seed
+	Model model.Model
+}
+
+// Name labels the model in results: the model name and, for models with a
+// temperature, the temperature ("sm_gdc_T0.5").
+func (t *Trained) Name() string { return t.Spec.Label() }
+
+// Label names a model with its temperature where it takes one.
+func (m Model) Label() string {
+	if s, ok := Models().Lookup(m.Model); ok && s.Uses.Temperature {
+		return fmt.Sprintf("%s_T%g", m.Model, m.Temperature)
+	}
+	return m.Model
+}
+
+// Save writes the weights (npz, the reference layout).
+func (t *Trained) Save(path string) error { return model.SaveWeights(t.Model, path) }
+
+// NewModel builds the untrained model of spec m for problem p.
+func NewModel(m Model, p *data.Problem, seed int) (*Trained, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	mm, err := Models().New(m.Model, p.Features.Cols, p.NumClasses, m.options(seed))
+	if err != nil {
+		return nil, err
+	}
+	return &Trained{Spec: m, Seed: seed, Model: mm}, nil
+}
+
+// Load builds the model of spec m with the weights in path (ours or the
+// reference's layout).
+func Load(m Model, p *data.Problem, seed int, path string) (*Trained, error) {
+	t, err := NewModel(m, p, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := model.LoadWeights(t.Model, path); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// clone returns a fresh model of t's spec with t's weights (models keep
+// per-call state, so concurrent users need their own copy).
+func (t *Trained) clone(p *data.Problem) (*Trained, error) {
+	c, err := NewModel(t.Spec, p, t.Seed)
+	if err != nil {
+		return nil, err
+	}
+	for i, q := range c.Model.Params() {
+		copy(q.Value.Data, t.Model.Params()[i].Value.Data)
+	}
+	return c, nil
+}
+
+// TrainResult is the outcome of Train.Run.
+type TrainResult struct {
+	Dataset      string       `json:"dataset"`
+	Model        string       `json:"model"`
+	Seed         int          `json:"seed"`
+	SplitSeed    int          `json:"split_seed"`
+	TestAccuracy float64      `json:"test_accuracy"`
+	ValAccuracy  float64      `json:"val_accuracy"`
+	NTest        int          `json:"n_test"`
+	Fit          train.Result `json:"train"`
+	// Trained is the model with its trained weights.
+	Trained *Trained `json:"-"`
+}
+
+// Metrics are the result's values as an experiment stores them.
+func (r *TrainResult) Metrics() map[string]any {
+	return map[string]any{
+		"test_accuracy": r.TestAccuracy, "val_accuracy": r.ValAccuracy,
+		"epochs": r.Fit.Epochs, "best_epoch": r.Fit.BestEpoch, "best_val_loss": r.Fit.BestValLoss,
+		"ms_per_epoch": r.Fit.MsPerEpoch, "train_seconds": r.Fit.DurationSecs,
+	}
+}
+
+// config is the train.Config of the protocol.
+func (f Fit) config(seed int) train.Config {
+	cfg := train.Config{Seed: uint64(seed), MaxEpochs: f.MaxEpochs, Patience: f.Patience, LR: f.LR, WeightDecay: f.WeightDecay}
+	if cfg.WeightDecay == 0 {
+		cfg.WeightDecay = -1 // explicit none
+	}
+	return cfg
+}
+
+// Run trains the model of s on p (p's graph: the clean one, or a perturbed
+// one for poisoning) and evaluates it on p's test and validation nodes.
+func (s Train) Run(ctx context.Context, p *data.Problem, h Hooks) (*TrainResult, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	t, err := NewModel(s.Model, p, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	g, res, err := s.fit(ctx, t, p, h.epoch("train "+s.Model.Model))
+	if err != nil {
+		return nil, err
+	}
+	logits := train.Predict(t.Model, g, p.X)
+	return &TrainResult{Dataset: p.Name, Model: s.Model.Model, Seed: s.Seed, SplitSeed: p.SplitSeed,
+		TestAccuracy: train.Accuracy(logits, p.Labels, p.Test), ValAccuracy: train.Accuracy(logits, p.Labels, p.Val),
+		NTest: len(p.Test), Fit: res, Trained: t}, nil
+}
+
+// fit trains t on p with the protocol of s.
+func (s Train) fit(ctx context.Context, t *Trained, p *data.Problem, epoch func(int, float64, float64)) (*model.Graph, train.Result, error) {
+	g, err := t.Model.Preprocess(p.Adj, p.Features)
+	if err != nil {
+		return nil, train.Result{}, err
+	}
+	cfg := s.Fit.config(s.Seed)
+	cfg.Progress = epoch
+	res, err := train.Fit(ctx, t.Model, g, p, cfg)
+	return g, res, err
+}
+
+// EvalResult is the outcome of Eval.Run.
+type EvalResult struct {
+	Dataset      string  `json:"dataset"`
+	Model        string  `json:"model"`
+	SplitSeed    int     `json:"split_seed"`
+	Graph        string  `json:"graph,omitempty"`
+	FeatureFlips int     `json:"feature_flips,omitempty"`
+	TestAccuracy float64 `json:"test_accuracy"`
+	NTest        int     `json:"n_test"`
+	NCorrect     int     `json:"n_correct"`
+	Edges        int     `json:"edges"`
+}
+
+// Run evaluates the trained model t on s.Graph (the clean graph when
+// empty): its preprocessing is recomputed on that graph.
+func (s Eval) Run(ctx context.Context, p *data.Problem, t *Trained) (*EvalResult, error) {
+	gr, err := OnGraph(p, s.Graph)
+	if err != nil {
+		return nil, err
+	}
+	q := gr.Problem
+	acc, err := attack.EvaluateVictim(t.Model, q, q.Adj)
+	if err != nil {
+		return nil, err
+	}
+	return &EvalResult{Dataset: p.Name, Model: t.Spec.Model, SplitSeed: p.SplitSeed, Graph: gr.Path,
+		FeatureFlips: gr.FeatureFlips, TestAccuracy: acc, NTest: len(p.Test),
+		NCorrect: int(acc*float64(len(p.Test)) + 0.5), Edges: q.Adj.Nnz() / 2}, nil
+}
+
+// Uses lists the options a model reads (model.Spec.Uses).
+type Uses = model.Uses
+
+// UsesOf returns what the named model uses (zero for an unknown name).
+func UsesOf(name string) Uses {
+	s, _ := Models().Lookup(name)
+	return s.Uses
+}
