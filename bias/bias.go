@@ -12,19 +12,31 @@ import (
 )
 
 // Config parameterises Run; zero values mean the defaults of Figure 3.
+// Every field but Seed carries a param tag (the parameter's name; a flag
+// is the name with _ turned into -) and a help tag, so front ends bind
+// their flags to the fields; their defaults are those of Defaults.
 type Config struct {
-	Samples      int       // points per sample (default 50)
-	Dim          int       // dimension of the normal distribution (default 2)
-	Norms        []float64 // norms p of the point-mass perturbation (default 1000, 10)
-	Temperatures []float64 // temperatures of the soft estimators (default 1, 10, 100)
-	Trials       int       // independent samples averaged per point (default 100)
-	Seed         uint64    // RNG seed
-	// MaxPerturbed is the largest number m of replaced points (default
-	// ⌊Samples/2⌋, i.e. ε up to 0.5).
-	MaxPerturbed int
+	// Samples is the number of points per sample (default 50).
+	Samples int `param:"samples" help:"points per sample"`
+	// Dim is the dimension of the normal distribution (default 2).
+	Dim int `param:"dim" help:"dimension of the normal distribution"`
+	// Norms are the norms p of the point-mass perturbation (default 1000, 10).
+	Norms []float64 `param:"norms" help:"norms of the point-mass perturbation (one plot each)"`
+	// Temperatures of the soft estimators (default 1, 10, 100).
+	Temperatures []float64 `param:"temperatures" help:"temperatures T of the Soft Median and Soft Medoid"`
+	// Trials is the number of independent samples averaged per point
+	// (default 100).
+	Trials int `param:"trials" help:"independent samples averaged per point of the curves"`
+	// Seed seeds the RNG (untagged: a uint64, which front ends declare
+	// themselves).
+	Seed uint64
+	// MaxPerturbed is the largest number m of replaced points; 0 means
+	// ⌊Samples/2⌋, i.e. ε up to 0.5 (Run resolves it).
+	MaxPerturbed int `param:"max_perturbed" help:"largest number of replaced points (default samples/2, i.e. ε up to 0.5)"`
 }
 
-// Defaults returns c with its zero fields set to the defaults.
+// Defaults returns c with its zero fields set to the defaults (a zero
+// MaxPerturbed stays zero: it follows Samples).
 func (c Config) Defaults() Config {
 	if c.Samples == 0 {
 		c.Samples = 50
@@ -41,32 +53,34 @@ func (c Config) Defaults() Config {
 	if c.Trials == 0 {
 		c.Trials = 100
 	}
-	if c.MaxPerturbed == 0 {
-		c.MaxPerturbed = c.Samples / 2
-	}
 	return c
 }
 
-// Validate reports impossible parameters (after Defaults).
+// Validate reports impossible parameters (after Defaults); each error
+// starts with the parameter's name and its value.
 func (c Config) Validate() error {
 	switch {
 	case c.Samples < 2:
-		return fmt.Errorf("bias: samples must be ≥ 2, got %d", c.Samples)
+		return fmt.Errorf("samples %d: must be ≥ 2", c.Samples)
 	case c.Dim < 1:
-		return fmt.Errorf("bias: dimension must be ≥ 1, got %d", c.Dim)
+		return fmt.Errorf("dim %d: must be ≥ 1", c.Dim)
 	case c.Trials < 1:
-		return fmt.Errorf("bias: trials must be ≥ 1, got %d", c.Trials)
+		return fmt.Errorf("trials %d: must be ≥ 1", c.Trials)
 	case c.MaxPerturbed < 0 || c.MaxPerturbed > c.Samples:
-		return fmt.Errorf("bias: max perturbed points must be in [0, %d], got %d", c.Samples, c.MaxPerturbed)
+		return fmt.Errorf("max_perturbed %d: must be in [0, %d] (0: samples/2)", c.MaxPerturbed, c.Samples)
+	case len(c.Norms) == 0:
+		return fmt.Errorf("norms: need at least one value")
+	case len(c.Temperatures) == 0:
+		return fmt.Errorf("temperatures: need at least one value")
 	}
 	for _, p := range c.Norms {
 		if !(p >= 0) || math.IsInf(p, 0) {
-			return fmt.Errorf("bias: perturbation norm must be finite and ≥ 0, got %v", p)
+			return fmt.Errorf("norms %v: must be finite and ≥ 0", p)
 		}
 	}
 	for _, t := range c.Temperatures {
 		if !(t > 0) || math.IsInf(t, 0) {
-			return fmt.Errorf("bias: temperature must be positive and finite, got %v", t)
+			return fmt.Errorf("temperatures %v: must be positive and finite", t)
 		}
 	}
 	return nil
@@ -172,7 +186,10 @@ func (e *estimate) at(i int, loc []float64) {
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bias: %w", err)
+	}
+	if cfg.MaxPerturbed == 0 {
+		cfg.MaxPerturbed = cfg.Samples / 2
 	}
 	n, d := cfg.Samples, cfg.Dim
 	es := cfg.Estimators()

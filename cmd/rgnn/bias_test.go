@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rgnn/rgnn/bias"
 )
 
 func TestBiasCommand(t *testing.T) {
@@ -18,7 +20,7 @@ func TestBiasCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep biasReport
+	var rep bias.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v in %q", err, out)
 	}
