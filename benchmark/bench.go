@@ -63,7 +63,7 @@ func Architectures() []string {
 // ArchitectureOf maps a registry model name to its table row.
 func ArchitectureOf(modelName string) (string, error) {
 	for _, a := range architectures {
-		if a.name == modelName || a.v.plain == modelName || a.v.gdc == modelName {
+		if modelName != "" && (a.name == modelName || a.v.plain == modelName || a.v.gdc == modelName) {
 			return a.name, nil
 		}
 	}

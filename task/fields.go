@@ -2,12 +2,13 @@ package task
 
 import (
 	"fmt"
-	"github.com/rgnn/rgnn/attack"
-	"github.com/rgnn/rgnn/data"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/data"
 )
 
 // Field is one parameter of a spec, found by reflection over its struct

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -174,106 +172,15 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 		if wantJSON(c) {
 			return writeJSON(w, rep)
 		}
-		printTargeted(w, rep, out)
+		task.WriteTargeted(w, rep.TargetedResult, rep.Files, out)
 		return nil
 	}
 	rep := attackReport{GlobalResult: res.Global, Files: files, TotalSeconds: time.Since(start).Seconds()}
 	if wantJSON(c) {
 		return writeJSON(w, rep)
 	}
-	printGlobal(w, rep)
+	task.WriteGlobal(w, rep.GlobalResult, rep.Files)
 	return nil
-}
-
-func printGlobal(w io.Writer, rep attackReport) {
-	res := rep.GlobalResult
-	switch res.Mode {
-	case "poisoning":
-		fmt.Fprintf(w, "poisoning %s attack on %s (seed %d; victims trained from scratch on each graph)\n",
-			res.Attack, res.Dataset, res.Seed)
-	case "model-free":
-		fmt.Fprintf(w, "model-free %s attack on %s (seed %d)\n", res.Attack, res.Dataset, res.Seed)
-	default:
-		fmt.Fprintf(w, "%s %s attack on %s (seed %d, loss %s, attacked model %s: clean accuracy %.4f)\n",
-			res.Mode, res.Attack, res.Dataset, res.Seed, res.Loss, res.AttackedModel, res.AttackedClean)
-	}
-	for _, v := range res.Clean {
-		fmt.Fprintf(w, "  clean      %-16s %.4f\n", v.Name, v.Accuracy)
-	}
-	for i, b := range res.Budgets {
-		if res.Mode == "poisoning" || res.Mode == "model-free" {
-			fmt.Fprintf(w, "  ε=%-5g %4d flips (+%d −%d) in %.1fs\n", b.Epsilon, b.NumFlips, b.Added, b.Removed, b.Seconds)
-		} else {
-			fmt.Fprintf(w, "  ε=%-5g %4d flips (+%d −%d) in %.1fs, attacked model %.4f\n", b.Epsilon, b.NumFlips,
-				b.Added, b.Removed, b.Seconds, b.AttackedAccuracy)
-		}
-		for _, v := range b.Victims {
-			fmt.Fprintf(w, "             %-16s %.4f\n", v.Name, v.Accuracy)
-		}
-		if i < len(rep.Files) {
-			fmt.Fprintf(w, "             saved %s\n", rep.Files[i])
-		}
-	}
-}
-
-func printTargeted(w io.Writer, rep targetedReport, out string) {
-	res := rep.TargetedResult
-	feats := res.Perturb != "" && res.Perturb != "structure"
-	perturbNote := ""
-	if res.Perturb != "" {
-		perturbNote = ", perturb " + res.Perturb
-	}
-	fmt.Fprintf(w, "%s %s targeted attack on %s (seed %d, loss %s, attacked model %s, budget %s%s, %d targets %s)\n",
-		res.Mode, res.Attack, res.Dataset, res.Seed, lossOrNone(res.Loss), res.AttackedModel, res.Budget, perturbNote, len(res.Targets), res.Selection)
-	flipsHead := "flips"
-	if feats {
-		flipsHead = "flips  feat"
-	}
-	fmt.Fprintf(w, "  %-7s %-7s %4s %6s %6s  %-16s %6s %8s %8s %s\n", "target", "group", "deg", "eps", "budget", "victim",
-		flipsHead, "clean", "margin", "correct")
-	for _, r := range res.Rows {
-		for i, v := range r.Victims {
-			head := fmt.Sprintf("  %-7d %-7s %4d %6s %6d", r.Target, r.Group, r.Degree, epsLabel(r.Epsilon), r.Budget)
-			if i > 0 {
-				head = fmt.Sprintf("  %-7s %-7s %4s %6s %6s", "", "", "", "", "")
-			}
-			fl := fmt.Sprintf("%2d+%-2d", v.Added, v.Removed)
-			if feats {
-				fl += fmt.Sprintf(" %5d", len(v.FeatureFlips))
-			}
-			fmt.Fprintf(w, "%s  %-16s %s %+8.3f %+8.3f %v\n", head, v.Name, fl, v.CleanMargin, v.Margin, v.Correct)
-		}
-	}
-	fmt.Fprintf(w, "summary (margin = P(y) − max P(c) at the target; failure rate = targets still correct):\n")
-	for _, s := range res.Summary {
-		fmt.Fprintf(w, "  %-16s eps %-5s %3d targets: clean margin %+.3f (acc %.3f) → margin %+.3f ± %.3f, failure rate %.3f, %.3f s/target\n",
-			s.Victim, epsLabel(s.Epsilon), s.Targets, s.CleanMargin, s.CleanAccuracy, s.MeanMargin, s.MarginSE, s.FailureRate, s.SecondsPerTarget)
-	}
-	if feats {
-		for _, s := range res.Summary {
-			fmt.Fprintf(w, "  %-16s eps %-5s per target %.2f edge + %.2f feature flips\n", s.Victim, epsLabel(s.Epsilon), s.MeanEdgeFlips, s.MeanFeatureFlips)
-		}
-	}
-	if res.Skipped > 0 {
-		fmt.Fprintf(w, "  (%d target/ε pairs with budget round(ε·degree) = 0 skipped)\n", res.Skipped)
-	}
-	if len(rep.Files) > 0 {
-		fmt.Fprintf(w, "saved %d perturbed graphs in %s\n", len(rep.Files), out)
-	}
-}
-
-func epsLabel(e float64) string {
-	if e == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(e, 'g', -1, 64)
-}
-
-func lossOrNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 // newProgress returns a throttled progress printer on stderr (nil: quiet).

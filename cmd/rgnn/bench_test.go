@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rgnn/rgnn/benchmark"
 	"github.com/rgnn/rgnn/internal/fixture"
 )
 
@@ -19,7 +20,7 @@ func TestBenchCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	jsonOut := out
-	var rep benchReport
+	var rep benchmark.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}

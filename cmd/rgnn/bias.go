@@ -32,7 +32,7 @@ and one plot per norm, <out>/bias_norm<p>.png and .svg, and prints the table
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := spec.Validate(); err != nil {
-				return usagef("--%s", strings.Replace(err.Error(), "_", "-", 1)) // named by its flag
+				return paramErr(err)
 			}
 			if out == "" {
 				return usagef("--out must name a directory")
@@ -62,4 +62,12 @@ and one plot per norm, <out>/bias_norm<p>.png and .svg, and prints the table
 	c.Flags().StringVar(&out, "out", out, "output directory for bias.csv and the plots")
 	addJSONFlag(c)
 	return c
+}
+
+// paramErr turns a package's validation error, which starts with the
+// parameter's name, into a usage error naming the flag.
+func paramErr(err error) error {
+	msg := err.Error()
+	i := strings.IndexAny(msg+" ", " :")
+	return usagef("--%s%s", strings.ReplaceAll(msg[:i], "_", "-"), msg[i:])
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -117,7 +116,7 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), rep)
 	}
-	printCertify(c.OutOrStdout(), rep)
+	rep.WriteText(c.OutOrStdout(), rep.Plots)
 	return nil
 }
 
@@ -213,39 +212,4 @@ func certifyPlots(r *task.CertifyResult, dir string) ([]string, error) {
 	}
 	more, err := certplot.Save(dp, dir, base+"_accum_certs_degree")
 	return append(paths, more...), err
-}
-
-func printCertify(w io.Writer, r certifyReport) {
-	fmt.Fprintf(w, "%s, %s (split seed %d): p₊=%g p₋=%g α=%g, n=%d samples, %d test nodes\n",
-		r.Votes, r.Dataset, r.SplitSeed, r.PAdd, r.PDel, r.Alpha, r.NumSamples, r.NTest)
-	fmt.Fprintf(w, "accumulated certifications  %.4f\n", r.AccumulatedCertifications)
-	fmt.Fprintf(w, "smoothed accuracy           %.4f (%d/%d)\n", r.SmoothedAccuracy, r.NCorrect, r.NTest)
-	fmt.Fprintf(w, "average radius  add %.4f  del %.4f  (over correct nodes: add %.4f  del %.4f)\n",
-		r.AvgRadiusAdd, r.AvgRadiusDel, r.AvgRadiusAddCorrect, r.AvgRadiusDelCorrect)
-	fmt.Fprintf(w, "certification ratio R(r_a, r_d), grid %v:\n", r.GridShape)
-	fmt.Fprintf(w, "%8s", "r_a\\r_d")
-	for rd := range r.CertificationRatio[0] {
-		fmt.Fprintf(w, " %6d", rd)
-	}
-	fmt.Fprintln(w)
-	for ra, row := range r.CertificationRatio {
-		fmt.Fprintf(w, "%8d", ra)
-		for _, v := range row {
-			fmt.Fprintf(w, " %6.4f", v)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "by degree (%s):\n", r.DegreeBinning)
-	fmt.Fprintf(w, "%10s %6s %9s %9s %8s %8s\n", "degree", "nodes", "accuracy", "accum", "r̄_add", "r̄_del")
-	for _, b := range r.DegreeBins {
-		deg := fmt.Sprint(b.MinDegree)
-		if b.MaxDegree != b.MinDegree {
-			deg = fmt.Sprintf("%d-%d", b.MinDegree, b.MaxDegree)
-		}
-		fmt.Fprintf(w, "%10s %6d %9.4f %9.4f %8.4f %8.4f\n", deg, b.NTest, b.SmoothedAccuracy,
-			b.AccumulatedCertifications, b.AvgRadiusAdd, b.AvgRadiusDel)
-	}
-	for _, p := range r.Plots {
-		fmt.Fprintf(w, "wrote %s\n", p)
-	}
 }

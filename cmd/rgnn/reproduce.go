@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"syscall"
 	"time"
 
@@ -25,17 +23,10 @@ type reproduceOutput struct {
 	Quick    bool               `json:"quick"`
 	Notes    []string           `json:"notes"`
 	Summary  experiment.Summary `json:"summary"`
-	Verdicts []verdict          `json:"verdicts"`
+	Verdicts []report.Verdict   `json:"verdicts"`
 	Files    []string           `json:"files"`
 	Tables   []report.Table     `json:"tables"`
 	Seconds  float64            `json:"seconds"`
-}
-
-type verdict struct {
-	Measure  string  `json:"measure"`
-	SMGDC    float64 `json:"sm_gdc"`
-	GCN      float64 `json:"gcn"`
-	SMBetter bool    `json:"sm_gdc_better"`
 }
 
 func newReproduceCmd() *cobra.Command {
@@ -141,7 +132,7 @@ func runReproduce(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	vs := verdicts(rs)
+	vs := report.Verdicts(rs)
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), reproduceOutput{Dataset: ds, Quick: quick, Notes: notes, Summary: sum,
 			Verdicts: vs, Files: files, Tables: rep.Tables, Seconds: elapsed})
@@ -160,7 +151,7 @@ func runReproduce(c *cobra.Command, _ []string) error {
 		}
 		fmt.Fprintf(w, "- %s: SM GDC %.3f vs GCN %.3f → SM GDC %s\n", v.Measure, v.SMGDC, v.GCN, word)
 	}
-	if !hasKind(rs, "attack") {
+	if !report.HasKind(rs, "attack") {
 		fmt.Fprintln(w, "- under attack: no attack results")
 	}
 	fmt.Fprintf(w, "\ntook %.0f s; written: %s, %s, %d figure files\n", elapsed, files[0], files[1], len(files)-2)
@@ -168,69 +159,4 @@ func runReproduce(c *cobra.Command, _ []string) error {
 		return fmt.Errorf("%d runs failed (rgnn results --failures --store %s)", sum.Failed, st.Path())
 	}
 	return nil
-}
-
-func hasKind(rs []store.Result, kind string) bool {
-	for _, r := range rs {
-		if r.Kind == kind {
-			return true
-		}
-	}
-	return false
-}
-
-// verdicts compares Soft Medoid GDC (T = 0.5) with GCN on every certificate
-// setting (accumulated certifications) and attack (perturbed accuracy),
-// means over seeds.
-func verdicts(rs []store.Result) []verdict {
-	type acc struct{ sm, gcn []float64 }
-	m := map[string]*acc{}
-	for _, r := range rs {
-		model, _ := r.Params["model"].(string)
-		isSM := model == "sm_gdc" && r.Params["temperature"] == 0.5
-		if !isSM && model != "gcn" {
-			continue
-		}
-		var name string
-		var v float64
-		switch r.Kind {
-		case "certify":
-			name = fmt.Sprintf("accumulated certifications (p_add=%v, p_del=%v)", r.Params["p_add"], r.Params["p_del"])
-			v, _ = r.Metrics["accumulated_certifications"].(float64)
-		case "attack":
-			name = fmt.Sprintf("accuracy under %v ε=%v", r.Params["attack"], r.Params["epsilon"])
-			v, _ = r.Metrics["perturbed_acc"].(float64)
-		default:
-			continue
-		}
-		if m[name] == nil {
-			m[name] = &acc{}
-		}
-		if isSM {
-			m[name].sm = append(m[name].sm, v)
-		} else {
-			m[name].gcn = append(m[name].gcn, v)
-		}
-	}
-	var names []string
-	for n, a := range m {
-		if len(a.sm) > 0 && len(a.gcn) > 0 {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	mean := func(v []float64) float64 {
-		s := 0.0
-		for _, x := range v {
-			s += x
-		}
-		return s / float64(len(v))
-	}
-	var out []verdict
-	for _, n := range names {
-		a := m[n]
-		sm, g := mean(a.sm), mean(a.gcn)
-		out = append(out, verdict{Measure: n, SMGDC: sm, GCN: g, SMBetter: sm > g && !math.IsNaN(sm)})
-	}
-	return out
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/internal/fixture"
 	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/report"
 )
 
 // TestMain lets tests run the real binary: with RGNN_TEST_RUN_MAIN=1 the
@@ -270,7 +271,7 @@ func TestReportAndReproduceCommands(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	vs := verdicts(rs)
+	vs := report.Verdicts(rs)
 	if len(vs) != 1 || !vs[0].SMBetter || vs[0].SMGDC != 5 || vs[0].GCN != 2 {
 		t.Fatalf("verdicts %+v", vs)
 	}
