@@ -376,7 +376,7 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 			if len(temps) < 2 {
 				continue // no influence to show with one temperature
 			}
-			pl := newPlot(fmt.Sprintf("%s, %s: temperature", d, modelNames[m]), "temperature T (log scale)", "accumulated certifications / accuracy")
+			pl := newPlot(fmt.Sprintf("%s, %s: temperature", d, modelName(m)), "temperature T (log scale)", "accumulated certifications / accuracy")
 			pl.X.Scale = plot.LogScale{}
 			var tv []float64
 			for T := range temps {

@@ -9,20 +9,30 @@ import (
 
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/internal/stats"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/task"
 )
 
-// modelOrder is the row order of the paper's tables.
-var modelOrder = []string{"gcn", "gdc", "appnp", "gat", "svd_gcn", "jaccard_gcn", "rgcn",
-	"medoid_gdc", "dimmedian_gdc", "softmedian_gdc", "sm_gcn", "sm_gdc"}
-
-var modelNames = map[string]string{
-	"gcn": "Vanilla GCN", "gdc": "Vanilla GDC", "appnp": "Vanilla APPNP", "gat": "Vanilla GAT",
-	"svd_gcn": "SVD GCN", "jaccard_gcn": "Jaccard GCN", "rgcn": "RGCN", "medoid_gdc": "Medoid GDC",
-	"dimmedian_gdc": "Dim. Median GDC", "softmedian_gdc": "Soft Median GDC", "sm_gcn": "Soft Medoid GCN",
-	"sm_gdc": "Soft Medoid GDC",
+// facts returns the registry's facts about a model (zero for a name the
+// registry does not know: such rows sort last under their own name).
+func facts(m string) model.Spec {
+	s, ok := task.Models().Lookup(m)
+	if !ok {
+		s.Order = math.MaxInt
+	}
+	return s
 }
 
-func isSoft(m string) bool { return strings.HasPrefix(m, "sm_") || m == "softmedian_gdc" }
+// modelName is the model's name in tables.
+func modelName(m string) string {
+	if l := facts(m).Label; l != "" {
+		return l
+	}
+	return m
+}
+
+// isSoft reports whether the model has a temperature.
+func isSoft(m string) bool { return facts(m).Uses.Temperature }
 
 // modelKey identifies a table row: the model and, for the Soft Medoid
 // family, its temperature (and the SM† normalisation).
@@ -34,18 +44,18 @@ type modelKey struct {
 
 func keyOf(r store.Result) modelKey {
 	k := modelKey{Model: str(r.Params, "model")}
-	if isSoft(k.Model) {
+	u := facts(k.Model).Uses
+	if u.Temperature {
 		k.T = num(r.Params, "temperature")
+	}
+	if u.Normalization {
 		k.Alt = str(r.Params, "normalization") == "alt"
 	}
 	return k
 }
 
 func (k modelKey) Label() string {
-	name, ok := modelNames[k.Model]
-	if !ok {
-		name = k.Model
-	}
+	name := modelName(k.Model)
 	if k.Alt {
 		name = strings.Replace(name, "Soft Medoid", "Soft Medoid†", 1)
 	}
@@ -69,14 +79,7 @@ func (k modelKey) less(o modelKey) bool {
 	return k.T < o.T
 }
 
-func rank(m string) int {
-	for i, n := range modelOrder {
-		if n == m {
-			return i
-		}
-	}
-	return len(modelOrder)
-}
+func rank(m string) int { return facts(m).Order }
 
 func sortedKeys(set map[modelKey]bool) []modelKey {
 	var ks []modelKey
