@@ -189,3 +189,30 @@ func ParseDegreeEdges(s string) ([]int, error) {
 	}
 	return edges, nil
 }
+
+// ProbsFromVotes takes PAdd and PDel from the votes file when it records
+// them; values given explicitly (givenAdd, givenDel) must then agree. A file
+// without them (the reference's) needs both given.
+func (s *Certify) ProbsFromVotes(vf *certify.VoteFile, givenAdd, givenDel bool) error {
+	if !vf.HasParams {
+		if !givenAdd {
+			return bad("p_add", nil, "the votes file does not record its flip probabilities: give p_add and p_del")
+		}
+		if !givenDel {
+			return bad("p_del", nil, "the votes file does not record its flip probabilities: give p_add and p_del")
+		}
+		return nil
+	}
+	if vf.Sample.PPlusAtt != 0 || vf.Sample.PMinusAtt != 0 {
+		return fmt.Errorf("the votes were sampled with attribute noise (p₊ᵃᵗᵗ=%g, p₋ᵃᵗᵗ=%g); joint structure/attribute "+
+			"certificates are not supported", vf.Sample.PPlusAtt, vf.Sample.PMinusAtt)
+	}
+	if givenAdd && s.PAdd != vf.Sample.PPlusAdj {
+		return bad("p_add", s.PAdd, "disagrees with the votes file (sampled with p₊=%g, p₋=%g)", vf.Sample.PPlusAdj, vf.Sample.PMinusAdj)
+	}
+	if givenDel && s.PDel != vf.Sample.PMinusAdj {
+		return bad("p_del", s.PDel, "disagrees with the votes file (sampled with p₊=%g, p₋=%g)", vf.Sample.PPlusAdj, vf.Sample.PMinusAdj)
+	}
+	s.PAdd, s.PDel = vf.Sample.PPlusAdj, vf.Sample.PMinusAdj
+	return nil
+}

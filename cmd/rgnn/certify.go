@@ -96,8 +96,8 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 		if err != nil {
 			return err
 		}
-		if err := flipProbs(c, spec, vf); err != nil {
-			return err
+		if err := spec.ProbsFromVotes(vf, c.Flags().Changed("p-add"), c.Flags().Changed("p-del")); err != nil {
+			return specErr(spec, err)
 		}
 		if res, err = spec.FromVotes(p, vf, io.Votes, edges); err != nil {
 			return specErr(spec, err)
@@ -165,29 +165,6 @@ func sampleCertificate(c *cobra.Command, spec *task.Certify, io *certifyIO, p *t
 	}
 	res, err := spec.FromVotes(p, vf, source, edges)
 	return res, specErr(spec, err)
-}
-
-// flipProbs resolves --p-add/--p-del against the probabilities recorded in
-// the votes file: the file's values unless the flags are given, which must
-// then agree.
-func flipProbs(c *cobra.Command, spec *task.Certify, vf *certify.VoteFile) error {
-	setAdd, setDel := c.Flags().Changed("p-add"), c.Flags().Changed("p-del")
-	if vf.HasParams {
-		if vf.Sample.PPlusAtt != 0 || vf.Sample.PMinusAtt != 0 {
-			return fmt.Errorf("the votes were sampled with attribute noise (p₊ᵃᵗᵗ=%g, p₋ᵃᵗᵗ=%g); joint structure/attribute certificates are not supported",
-				vf.Sample.PPlusAtt, vf.Sample.PMinusAtt)
-		}
-		if setAdd && spec.PAdd != vf.Sample.PPlusAdj || setDel && spec.PDel != vf.Sample.PMinusAdj {
-			return usagef("--p-add %g / --p-del %g disagree with the votes file (sampled with p₊=%g, p₋=%g)",
-				spec.PAdd, spec.PDel, vf.Sample.PPlusAdj, vf.Sample.PMinusAdj)
-		}
-		spec.PAdd, spec.PDel = vf.Sample.PPlusAdj, vf.Sample.PMinusAdj
-		return nil
-	}
-	if !setAdd || !setDel {
-		return usagef("the votes file does not record its flip probabilities: pass --p-add and --p-del")
-	}
-	return nil
 }
 
 // certifyPlots draws the certification ratio over the radii and the

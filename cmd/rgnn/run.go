@@ -10,14 +10,12 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rgnn/rgnn/experiment"
 	"github.com/rgnn/rgnn/experiment/store"
-	"github.com/rgnn/rgnn/task"
 )
 
 const defaultStore = "results/results.db"
@@ -97,7 +95,11 @@ func newEnv(c *cobra.Command, st *store.Store) *experiment.Env {
 func runRun(c *cobra.Command, args []string) error {
 	kinds := experiment.DefaultKinds()
 	if l, _ := c.Flags().GetBool("list-kinds"); l {
-		return listKinds(c, kinds)
+		if wantJSON(c) {
+			return writeJSON(c.OutOrStdout(), kinds.Infos())
+		}
+		kinds.WriteText(c.OutOrStdout())
+		return nil
 	}
 	e, err := experiment.ParseFile(args[0])
 	if err != nil {
@@ -127,7 +129,16 @@ func runRun(c *cobra.Command, args []string) error {
 	}
 	defer st.Close()
 	if dry, _ := c.Flags().GetBool("dry-run"); dry {
-		return dryRun(c, st, e, runs)
+		plan, err := experiment.NewPlan(context.Background(), st, runs)
+		if err != nil {
+			return err
+		}
+		if wantJSON(c) {
+			return writeJSON(c.OutOrStdout(), plan)
+		}
+		plan.WriteText(c.OutOrStdout())
+		fmt.Fprintf(c.OutOrStdout(), "%s: %d runs, %d done (store %s)\n", e.Name, len(runs), plan.Done(), filepath.Clean(st.Path()))
+		return nil
 	}
 	env := newEnv(c, st)
 	env.SampleWorkers = sw
@@ -155,69 +166,6 @@ func runRun(c *cobra.Command, args []string) error {
 	}
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d runs failed (see 'rgnn results --failures --store %s'); rerun to retry them", sum.Failed, st.Path())
-	}
-	return nil
-}
-
-type dryRunRow struct {
-	Key    string       `json:"key"`
-	Kind   string       `json:"kind"`
-	Block  string       `json:"block"`
-	Done   bool         `json:"done"`
-	Params store.Params `json:"params"`
-}
-
-func dryRun(c *cobra.Command, st *store.Store, e *experiment.Experiment, runs []experiment.Run) error {
-	keys := make([]string, len(runs))
-	for i, r := range runs {
-		keys[i] = r.Key
-	}
-	done, err := st.Has(context.Background(), keys)
-	if err != nil {
-		return err
-	}
-	rows := make([]dryRunRow, len(runs))
-	for i, r := range runs {
-		rows[i] = dryRunRow{Key: r.Key, Kind: r.Kind, Block: r.Block, Done: done[r.Key], Params: r.Params}
-	}
-	if wantJSON(c) {
-		return writeJSON(c.OutOrStdout(), rows)
-	}
-	tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tSTATE\tBLOCK\tRUN")
-	for i, r := range runs {
-		state := "todo"
-		if rows[i].Done {
-			state = "done"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Key, state, r.Block, r.Label())
-	}
-	tw.Flush()
-	fmt.Fprintf(c.OutOrStdout(), "%s: %d runs, %d done (store %s)\n", e.Name, len(runs), len(done), filepath.Clean(st.Path()))
-	return nil
-}
-
-func listKinds(c *cobra.Command, kinds *experiment.Kinds) error {
-	type kindInfo struct {
-		Name   string             `json:"name"`
-		Doc    string             `json:"doc"`
-		Params []experiment.Param `json:"params"`
-	}
-	var out []kindInfo
-	for _, n := range kinds.Names() {
-		k, _ := kinds.Lookup(n)
-		out = append(out, kindInfo{k.Name, k.Doc, k.Params()})
-	}
-	if wantJSON(c) {
-		return writeJSON(c.OutOrStdout(), out)
-	}
-	for _, k := range out {
-		fmt.Fprintf(c.OutOrStdout(), "%s: %s\n", k.Name, k.Doc)
-		tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
-		for _, p := range k.Params {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Name, quoteEmpty(task.Format(p.Default)), p.Help)
-		}
-		tw.Flush()
 	}
 	return nil
 }
