@@ -20,6 +20,10 @@ type Graph struct {
 	// LCCNodes maps each node to its row in the raw file.
 	LCCNodes []int
 	RawNodes int
+	// Split is the dataset's official split (OGB datasets); nil for
+	// datasets split at random per seed. Use [SplitFor] rather than reading
+	// it directly.
+	Split *FixedSplit
 }
 
 // NumNodes returns n.
@@ -105,8 +109,11 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 	}
 	sym := standardize(adj)
 	keep := largestComponent(sym)
-	g := &Graph{Path: path, Adj: subgraph(sym, keep), Features: rows(feats, keep), NumClasses: nc,
-		LCCNodes: keep, RawNodes: n}
+	sub, subFeats := sym, feats
+	if len(keep) != n { // the whole graph is one component: nothing to restrict
+		sub, subFeats = subgraph(sym, keep), rows(feats, keep)
+	}
+	g := &Graph{Path: path, Adj: sub, Features: subFeats, NumClasses: nc, LCCNodes: keep, RawNodes: n}
 	g.Labels = make([]int32, len(keep))
 	for i, v := range keep {
 		g.Labels[i] = labels[v]
@@ -158,6 +165,9 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 		return nil, fmt.Errorf("%s: %s: inconsistent CSR (indptr %d for %d rows, %d indices, %d values)",
 			a.Path, dot, len(ptr), r, len(ind), len(data))
 	}
+	if m, ok := sortedCSR(r, c, ptr, ind, data); ok {
+		return m, nil
+	}
 	es := make([]tensor.Entry, 0, len(ind))
 	for i := 0; i < r; i++ {
 		if ptr[i+1] < ptr[i] {
@@ -177,8 +187,75 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 	return m, nil
 }
 
+// sortedCSR builds the CSR directly when every row's columns are in range
+// and strictly increasing (scipy's canonical format, and every file rgnn
+// writes): the same matrix FromCOO would assemble, without sorting nnz
+// entries. ok is false when the fast path does not apply.
+func sortedCSR(r, c int, ptr, ind []int64, data []float32) (*tensor.CSR, bool) {
+	for i := 0; i < r; i++ {
+		lo, hi := ptr[i], ptr[i+1]
+		if hi < lo {
+			return nil, false
+		}
+		prev := int64(-1)
+		for k := lo; k < hi; k++ {
+			if ind[k] <= prev || ind[k] >= int64(c) {
+				return nil, false
+			}
+			prev = ind[k]
+		}
+	}
+	m := &tensor.CSR{Rows: r, Cols: c, Indptr: make([]int, r+1), Indices: make([]int32, len(ind)), Values: data}
+	for i, p := range ptr {
+		m.Indptr[i] = int(p)
+	}
+	for k, v := range ind {
+		m.Indices[k] = int32(v)
+	}
+	return m, true
+}
+
+// isStandard reports whether a already is a symmetric pattern without self
+// loops or stored zeros (sorted unique columns assumed): then standardize
+// only sets the values to 1. Row by row in ascending order, the entries
+// (r, c) must consume row c of a in order — one cursor per row.
+func isStandard(a *tensor.CSR) bool {
+	if a.Rows != a.Cols {
+		return false
+	}
+	cur := make([]int, a.Rows)
+	copy(cur, a.Indptr[:a.Rows])
+	for r := 0; r < a.Rows; r++ {
+		for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
+			c := a.Indices[k]
+			if int(c) == r || a.Values[k] == 0 {
+				return false
+			}
+			p := cur[c]
+			if p >= a.Indptr[c+1] || int(a.Indices[p]) != r {
+				return false
+			}
+			cur[c]++
+		}
+	}
+	return true
+}
+
 // standardize returns the symmetric 0/1 pattern of a + aᵀ without the diagonal.
 func standardize(a *tensor.CSR) *tensor.CSR {
+	if isStandard(a) {
+		s := &tensor.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices,
+			Values: make([]float32, a.Nnz())}
+		for i := range s.Values {
+			s.Values[i] = 1
+		}
+		return s
+	}
+	return standardizeCOO(a)
+}
+
+// standardizeCOO is standardize by assembling a + aᵀ from coordinates.
+func standardizeCOO(a *tensor.CSR) *tensor.CSR {
 	es := make([]tensor.Entry, 0, 2*a.Nnz())
 	for r := 0; r < a.Rows; r++ {
 		for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
