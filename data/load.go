@@ -3,6 +3,8 @@ package data
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
@@ -48,11 +50,16 @@ type Options struct {
 	Fetch      FetchOptions
 }
 
-// Load fetches (if needed) and loads a registered dataset.
+// Load fetches (if needed) and loads a registered dataset. OGB datasets keep
+// every node (their official split refers to all of them) and load from a
+// binary cache beside their files after the first conversion.
 func Load(ctx context.Context, name string, o Options) (*Graph, error) {
 	dir, err := ResolveDir(o.Dir)
 	if err != nil {
 		return nil, err
+	}
+	if info, err := Lookup(name); err == nil && info.OGB != nil {
+		return loadOGB(ctx, info, dir, o)
 	}
 	path, err := Fetch(ctx, name, dir, o.Fetch)
 	if err != nil {
@@ -359,4 +366,26 @@ func identity(n int) *tensor.CSR {
 		m.Values[i] = 1
 	}
 	return m
+}
+
+// IsPath reports whether a --dataset value names a file rather than a
+// registered dataset: it ends in .npz or contains a path separator.
+func IsPath(dataset string) bool {
+	return strings.HasSuffix(dataset, ".npz") || strings.ContainsRune(dataset, '/') ||
+		strings.ContainsRune(dataset, filepath.Separator)
+}
+
+// LoadDataset loads a registered dataset by name (Load) or, when dataset
+// is a path (IsPath), an .npz in the cora_ml layout (LoadFile, named by its
+// file name without extension).
+func LoadDataset(ctx context.Context, dataset string, o Options) (*Graph, error) {
+	if !IsPath(dataset) {
+		return Load(ctx, dataset, o)
+	}
+	g, err := LoadFile(dataset, o.BinaryAttr)
+	if err != nil {
+		return nil, err
+	}
+	g.Name = strings.TrimSuffix(filepath.Base(dataset), ".npz")
+	return g, nil
 }

@@ -15,7 +15,7 @@ func newDataCmd() *cobra.Command {
 		Use:   "data",
 		Short: "Inspect and fetch datasets",
 	}
-	c.AddCommand(newDataInfoCmd(), newDataFetchCmd())
+	c.AddCommand(newDataInfoCmd(), newDataFetchCmd(), newDataGenerateCmd())
 	return c
 }
 
