@@ -25,6 +25,8 @@
 // into a checksummed binary cache beside the files (rgnn-cache.bin), which
 // later loads read; a damaged or stale cache is rebuilt.
 //
+// An .npz may store a fixed split (split_train, split_valid, split_test:
+// node ids of the file), which LoadFile maps onto the largest component.
 // [LoadDataset] accepts a registered name or a path to an .npz in the
 // cora_ml layout (e.g. a graph written by package synth).
 package data

@@ -125,6 +125,9 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 	for i, v := range keep {
 		g.Labels[i] = labels[v]
 	}
+	if g.Split, err = readStoredSplit(a, n, keep); err != nil {
+		return nil, err
+	}
 	if binaryAttr {
 		for i := range g.Features.Values {
 			if g.Features.Values[i] != 0 {
@@ -133,6 +136,45 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 		}
 	}
 	return g, nil
+}
+
+// storedSplitKeys are the entries of a fixed split stored in an .npz (node
+// ids of the raw file), as package synth writes them.
+var storedSplitKeys = [3]string{"split_train", "split_valid", "split_test"}
+
+// readStoredSplit returns the file's fixed split mapped to the kept nodes
+// (nodes outside the largest component are dropped), or nil if the file
+// stores none.
+func readStoredSplit(a *npz.Archive, n int, keep []int) (*FixedSplit, error) {
+	for _, k := range storedSplitKeys {
+		if !a.Has(k) {
+			return nil, nil
+		}
+	}
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, v := range keep {
+		pos[v] = int32(i)
+	}
+	sp := &FixedSplit{Name: "fixed"}
+	for i, dst := range []*[]int{&sp.Train, &sp.Val, &sp.Test} {
+		ids, _, err := a.Int64(storedSplitKeys[i])
+		if err != nil {
+			return nil, err
+		}
+		*dst = make([]int, 0, len(ids))
+		for _, v := range ids {
+			if v < 0 || v >= int64(n) {
+				return nil, fmt.Errorf("%s: %s: node %d outside %d nodes", a.Path, storedSplitKeys[i], v, n)
+			}
+			if p := pos[v]; p >= 0 {
+				*dst = append(*dst, int(p))
+			}
+		}
+	}
+	return sp, nil
 }
 
 func hasCSR(a *npz.Archive, dot, old string) bool {

@@ -26,6 +26,9 @@
 //     class-specific random permutation), else from a global Zipf ranking.
 //     Values are TF-IDF-like ((1 + Exp(1))·idf(word)) and every row is
 //     L2-normalised.
+//   - Split. Presets shaped like OGB datasets store a fixed split of the
+//     official split's sizes (random nodes) as split_train, split_valid and
+//     split_test; data.LoadFile returns it as the graph's Split.
 //
 // Every random number comes from a PCG stream keyed by the seed and by a
 // fixed block of nodes, and blocks are written in order, so a seed gives the

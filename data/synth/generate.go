@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -46,9 +47,10 @@ const (
 	tagNodes    = 0x6e6f646573 // "nodes"
 	tagEdges    = 1 << 62
 	tagFeatures = 1 << 61
-	tagRankings = 0x72616e6b // "rank"
-	blockNodes  = 1 << 13    // nodes per random stream (fixed: the output must not depend on the worker count)
-	bucketSize  = 1 << 22    // directed entries per bucket, about
+	tagRankings = 0x72616e6b   // "rank"
+	tagSplit    = 0x73706c6974 // "split"
+	blockNodes  = 1 << 13      // nodes per random stream (fixed: the output must not depend on the worker count)
+	bucketSize  = 1 << 22      // directed entries per bucket, about
 )
 
 // model is the node-level state of the generator.
@@ -435,7 +437,7 @@ func (g *generator) run(ctx context.Context, path string) (Stats, error) {
 	for u, c := range m.labels {
 		lab[u] = int64(c)
 	}
-	err = writeNpz(path, []npyEntry{
+	entries := []npyEntry{
 		{name: "adj_data", descr: "<f4", shape: []int64{nnz}, src: onesF32(nnz)},
 		{name: "adj_indices", descr: "<i4", shape: []int64{nnz}, file: indices.path},
 		{name: "adj_indptr", descr: "<i8", shape: []int64{int64(n + 1)}, src: i64Reader(indptr)},
@@ -445,8 +447,13 @@ func (g *generator) run(ctx context.Context, path string) (Stats, error) {
 		{name: "attr_indptr", descr: "<i8", shape: []int64{int64(n + 1)}, src: i64Reader(fptr)},
 		{name: "attr_shape", descr: "<i8", shape: []int64{2}, src: i64Reader([]int64{int64(n), int64(m.p.Features)})},
 		{name: "labels", descr: "<i8", shape: []int64{int64(n)}, src: i64Reader(lab)},
-	})
-	if err != nil {
+	}
+	if m.p.TrainFrac > 0 || m.p.ValidFrac > 0 {
+		for name, ids := range splitParts(m.p, g.seed) {
+			entries = append(entries, npyEntry{name: name, descr: "<i8", shape: []int64{int64(len(ids))}, src: i64Reader(ids)})
+		}
+	}
+	if err = writeNpz(path, entries); err != nil {
 		return Stats{}, err
 	}
 	g.progress("write", 1, 1)
@@ -534,5 +541,29 @@ func (s *spool) close() {
 	if s.f != nil {
 		s.f.Close()
 		s.f = nil
+	}
+}
+
+// splitKeys are the archive entries (data.LoadFile reads them) of a stored split (node ids, ascending).
+var splitKeys = [3]string{"split_train", "split_valid", "split_test"}
+
+// splitParts draws the stored split: a random permutation cut at the
+// preset's fractions, each part sorted.
+func splitParts(p Preset, seed uint64) iter.Seq2[string, []int64] {
+	return func(yield func(string, []int64) bool) {
+		n := p.Nodes
+		perm := rand.New(rand.NewPCG(seed, tagSplit)).Perm(n)
+		a := int(math.Round(p.TrainFrac * float64(n)))
+		b := a + int(math.Round(p.ValidFrac*float64(n)))
+		for i, part := range [][]int{perm[:a], perm[a:b], perm[b:]} {
+			ids := make([]int64, len(part))
+			for j, v := range part {
+				ids[j] = int64(v)
+			}
+			slices.Sort(ids)
+			if !yield(splitKeys[i], ids) {
+				return
+			}
+		}
 	}
 }

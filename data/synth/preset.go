@@ -23,16 +23,26 @@ type Preset struct {
 	ClassSkew   float64 `json:"class_skew"`   // class c has weight (c+1)^−ClassSkew
 	Words       int     `json:"words"`        // mean feature nonzeros per node
 	Signal      float64 `json:"signal"`       // probability that a word comes from the class's ranking
+	// TrainFrac and ValidFrac, when positive, store a fixed split of that
+	// shape in the file (random nodes; the rest is the test set), like the
+	// real dataset's official split. Zero: no stored split (random
+	// 20-per-class splits per seed).
+	TrainFrac float64 `json:"train_frac,omitempty"`
+	ValidFrac float64 `json:"valid_frac,omitempty"`
 }
 
 // presets are shaped like the real graphs: ogbn-arxiv (OGB's published
 // sizes; edge homophily 0.65), ogbn-products (0.81) and Planetoid PubMed
-// (0.80). Features are sparse bag-of-words rows of the real width.
+// (0.80). Features are sparse bag-of-words rows of the real width. The OGB
+// shapes store a split of the official split's sizes (arXiv 54/18/29%,
+// Products 8/2/90%); PubMed's paper protocol splits 20 per class at random.
 var presets = map[string]Preset{
 	"arxiv": {Name: "arxiv", Nodes: 169_343, Edges: 1_166_243, Features: 128, Classes: 40,
-		Homophily: 0.65, DegreeSigma: 1.2, ClassSkew: 1, Words: 16, Signal: 0.5},
+		Homophily: 0.65, DegreeSigma: 1.2, ClassSkew: 1, Words: 16, Signal: 0.5,
+		TrainFrac: 90_941.0 / 169_343, ValidFrac: 29_799.0 / 169_343},
 	"products": {Name: "products", Nodes: 2_449_029, Edges: 61_859_140, Features: 100, Classes: 47,
-		Homophily: 0.81, DegreeSigma: 1.1, ClassSkew: 1, Words: 12, Signal: 0.5},
+		Homophily: 0.81, DegreeSigma: 1.1, ClassSkew: 1, Words: 12, Signal: 0.5,
+		TrainFrac: 196_615.0 / 2_449_029, ValidFrac: 39_323.0 / 2_449_029},
 	"pubmed": {Name: "pubmed", Nodes: 19_717, Edges: 44_324, Features: 500, Classes: 3,
 		Homophily: 0.80, DegreeSigma: 1.0, ClassSkew: 0.3, Words: 50, Signal: 0.05},
 }
@@ -86,6 +96,8 @@ func (p Preset) Validate() error {
 		return fmt.Errorf("preset %s: %d words per node for %d features (need 1.5×words ≤ features)", p.Name, p.Words, p.Features)
 	case !(p.Homophily >= 0 && p.Homophily <= 1) || !(p.Signal >= 0 && p.Signal <= 1):
 		return fmt.Errorf("preset %s: homophily %v and signal %v must lie in [0, 1]", p.Name, p.Homophily, p.Signal)
+	case !(p.TrainFrac >= 0 && p.ValidFrac >= 0 && p.TrainFrac+p.ValidFrac < 1):
+		return fmt.Errorf("preset %s: split fractions %v + %v must be non-negative and below 1", p.Name, p.TrainFrac, p.ValidFrac)
 	case !(p.DegreeSigma >= 0 && p.DegreeSigma <= 3) || !(p.ClassSkew >= 0 && p.ClassSkew <= 4):
 		return fmt.Errorf("preset %s: degree sigma %v (in [0, 3]) or class skew %v (in [0, 4])", p.Name, p.DegreeSigma, p.ClassSkew)
 	}

@@ -75,6 +75,22 @@ func TestPlantedStatistics(t *testing.T) {
 			if g.Features.Cols != p.Features || g.NumClasses != p.Classes {
 				t.Fatalf("%d features / %d classes", g.Features.Cols, g.NumClasses)
 			}
+			// The stored split has the preset's shape (pubmed: none).
+			if p.TrainFrac == 0 {
+				if g.Split != nil {
+					t.Fatal("pubmed-shaped graph stores a split")
+				}
+			} else {
+				tr, va, te, err := data.SplitFor(g, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k := float64(p.Nodes)
+				if math.Abs(float64(len(tr))-p.TrainFrac*k) > 1 || math.Abs(float64(len(va))-p.ValidFrac*k) > 1 ||
+					len(tr)+len(va)+len(te) != g.NumNodes() {
+					t.Fatalf("split %d/%d/%d for fractions %.3f/%.3f of %d", len(tr), len(va), len(te), p.TrainFrac, p.ValidFrac, p.Nodes)
+				}
+			}
 			// Mean degree within 5% of the preset's.
 			want := 2 * float64(p.Edges) / float64(p.Nodes)
 			if math.Abs(st.MeanDegree-want) > 0.05*want {
