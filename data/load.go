@@ -194,7 +194,7 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 	if err != nil {
 		return nil, err
 	}
-	ind, _, err := a.Int64(key("indices"))
+	ind, _, err := a.Int32(key("indices"))
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 			return nil, fmt.Errorf("%s: %s: indptr decreases at row %d", a.Path, dot, i)
 		}
 		for k := ptr[i]; k < ptr[i+1]; k++ {
-			if ind[k] < 0 || ind[k] >= int64(c) {
+			if ind[k] < 0 || int(ind[k]) >= c {
 				return nil, fmt.Errorf("%s: %s: column %d out of range in row %d", a.Path, dot, ind[k], i)
 			}
 			es = append(es, tensor.Entry{Row: int32(i), Col: int32(ind[k]), Val: data[k]})
@@ -240,26 +240,23 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 // and strictly increasing (scipy's canonical format, and every file rgnn
 // writes): the same matrix FromCOO would assemble, without sorting nnz
 // entries. ok is false when the fast path does not apply.
-func sortedCSR(r, c int, ptr, ind []int64, data []float32) (*tensor.CSR, bool) {
+func sortedCSR(r, c int, ptr []int64, ind []int32, data []float32) (*tensor.CSR, bool) {
 	for i := 0; i < r; i++ {
 		lo, hi := ptr[i], ptr[i+1]
 		if hi < lo {
 			return nil, false
 		}
-		prev := int64(-1)
-		for k := lo; k < hi; k++ {
-			if ind[k] <= prev || ind[k] >= int64(c) {
+		prev := int32(-1)
+		for _, v := range ind[lo:hi] {
+			if v <= prev || int(v) >= c {
 				return nil, false
 			}
-			prev = ind[k]
+			prev = v
 		}
 	}
-	m := &tensor.CSR{Rows: r, Cols: c, Indptr: make([]int, r+1), Indices: make([]int32, len(ind)), Values: data}
+	m := &tensor.CSR{Rows: r, Cols: c, Indptr: make([]int, r+1), Indices: ind, Values: data}
 	for i, p := range ptr {
 		m.Indptr[i] = int(p)
-	}
-	for k, v := range ind {
-		m.Indices[k] = int32(v)
 	}
 	return m, true
 }
