@@ -92,6 +92,9 @@ func writeOGBCache(path, fingerprint string, g *Graph) error {
 		_, err = f.WriteAt(h[:], 0)
 	}
 	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp's 0600 would hide a shared data dir's cache
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

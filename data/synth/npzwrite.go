@@ -63,6 +63,9 @@ func writeNpz(path string, entries []npyEntry) error {
 		err = bw.Flush()
 	}
 	if err == nil {
+		err = f.Chmod(0o644) // a data file, not a secret (CreateTemp makes 0600)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
