@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -263,18 +264,29 @@ func sortedCSR(r, c int, ptr []int64, ind []int32, data []float32) (*tensor.CSR,
 
 // isStandard reports whether a already is a symmetric pattern without self
 // loops or stored zeros (sorted unique columns assumed): then standardize
-// only sets the values to 1. Row by row in ascending order, the entries
-// (r, c) must consume row c of a in order — one cursor per row.
+// only sets the values to 1. Every entry above the diagonal, (r, c) with
+// c > r, must have its mirror (c, r): taking rows in ascending order, row
+// c's entries below the diagonal are consumed in order by one cursor per
+// row. The mirrors of distinct entries are distinct, so when as many
+// entries lie below the diagonal as above, the mirrors are all of them and
+// the pattern is symmetric.
 func isStandard(a *tensor.CSR) bool {
 	if a.Rows != a.Cols {
 		return false
 	}
 	cur := make([]int, a.Rows)
 	copy(cur, a.Indptr[:a.Rows])
+	upper := 0
 	for r := 0; r < a.Rows; r++ {
 		for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
-			c := a.Indices[k]
-			if int(c) == r || a.Values[k] == 0 {
+			c := int(a.Indices[k])
+			if c <= r {
+				if c == r || a.Values[k] == 0 {
+					return false
+				}
+				continue
+			}
+			if a.Values[k] == 0 {
 				return false
 			}
 			p := cur[c]
@@ -282,9 +294,10 @@ func isStandard(a *tensor.CSR) bool {
 				return false
 			}
 			cur[c]++
+			upper++
 		}
 	}
-	return true
+	return 2*upper == a.Nnz()
 }
 
 // standardize returns the symmetric 0/1 pattern of a + aᵀ without the diagonal.
@@ -415,16 +428,60 @@ func IsPath(dataset string) bool {
 }
 
 // LoadDataset loads a registered dataset by name (Load) or, when dataset
-// is a path (IsPath), an .npz in the cora_ml layout (LoadFile, named by its
-// file name without extension).
+// is a path (IsPath), an .npz in the cora_ml layout (LoadFileCached, named
+// by its file name without extension).
 func LoadDataset(ctx context.Context, dataset string, o Options) (*Graph, error) {
 	if !IsPath(dataset) {
 		return Load(ctx, dataset, o)
 	}
-	g, err := LoadFile(dataset, o.BinaryAttr)
+	g, err := LoadFileCached(dataset, o.BinaryAttr)
 	if err != nil {
 		return nil, err
 	}
 	g.Name = strings.TrimSuffix(filepath.Base(dataset), ".npz")
+	return g, nil
+}
+
+// CacheSuffix is appended to an .npz's path to name its binary cache.
+const CacheSuffix = ".rgnn-cache.bin"
+
+// cacheMinBytes is the size from which LoadFileCached keeps a cache: smaller
+// files load in well under a second anyway.
+const cacheMinBytes = 32 << 20
+
+// LoadFileCached is LoadFile through a binary cache beside a large file
+// (32 MiB or more; path + CacheSuffix): written on the first load, read
+// while the file keeps its size and modification time. A damaged or stale
+// cache is rebuilt; one that cannot be written (read-only directory) is
+// skipped.
+func LoadFileCached(path string, binaryAttr bool) (*Graph, error) {
+	return loadFileCached(path, binaryAttr, cacheMinBytes)
+}
+
+func loadFileCached(path string, binaryAttr bool, minBytes int64) (*Graph, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() < minBytes {
+		return LoadFile(path, binaryAttr)
+	}
+	fp := fmt.Sprintf("npz size=%d mtime=%d\n", st.Size(), st.ModTime().UnixNano())
+	cache := path + CacheSuffix
+	g, err := readCache(cache, fp)
+	if err != nil {
+		if g, err = LoadFile(path, false); err != nil {
+			return nil, err
+		}
+		_ = writeCache(cache, fp, g) // best effort: the graph is loaded either way
+	}
+	g.Path = path
+	if binaryAttr {
+		for i, v := range g.Features.Values {
+			if v != 0 {
+				g.Features.Values[i] = 1
+			}
+		}
+	}
 	return g, nil
 }

@@ -194,7 +194,7 @@ func loadOGB(ctx context.Context, info Info, dir string, o Options) (*Graph, err
 		return nil, err
 	}
 	cache := filepath.Join(root, ogbCacheFile)
-	g, cerr := readOGBCache(cache, fp)
+	g, cerr := readCache(cache, fp)
 	if cerr != nil {
 		if o.Fetch.Progress != nil && !errors.Is(cerr, os.ErrNotExist) {
 			fmt.Fprintf(o.Fetch.Progress, "rebuilding %s: %v\n", cache, cerr)
@@ -205,16 +205,11 @@ func loadOGB(ctx context.Context, info Info, dir string, o Options) (*Graph, err
 		if g, err = parseOGB(ctx, root, info); err != nil {
 			return nil, err
 		}
-		if err := writeOGBCache(cache, fp, g); err != nil && o.Fetch.Progress != nil {
+		if err := writeCache(cache, fp, g); err != nil && o.Fetch.Progress != nil {
 			fmt.Fprintf(o.Fetch.Progress, "not cached: %v\n", err)
 		}
 	}
 	g.Name, g.Path = info.Name, root
-	g.LCCNodes = make([]int, g.NumNodes())
-	for i := range g.LCCNodes {
-		g.LCCNodes[i] = i
-	}
-	g.RawNodes = g.NumNodes()
 	if o.BinaryAttr {
 		for i, v := range g.Features.Values {
 			if v != 0 {
@@ -281,7 +276,10 @@ func parseOGB(ctx context.Context, root string, info Info) (*Graph, error) {
 			return nil, fmt.Errorf("%s: %d years for %d nodes", file("raw/node_year.csv.gz"), len(ys), n)
 		}
 	}
-	g := &Graph{Adj: adj, Features: feats, Labels: make([]int32, n)}
+	g := &Graph{Adj: adj, Features: feats, Labels: make([]int32, n), RawNodes: n, LCCNodes: make([]int, n)}
+	for i := range g.LCCNodes {
+		g.LCCNodes[i] = i
+	}
 	for i, y := range labels {
 		g.Labels[i] = int32(y)
 		g.NumClasses = max(g.NumClasses, y+1)

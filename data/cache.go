@@ -15,39 +15,52 @@ import (
 	"github.com/rgnn/rgnn/tensor"
 )
 
-// The OGB binary cache: a fixed header — magic, format version, CRC-32C
-// (Castagnoli) and length of everything after the header — then a JSON
-// description (the source fingerprint and the array lengths) and the arrays,
-// little-endian: adjacency indptr (int64) and indices (int32), feature
-// indptr (int64), indices (int32) and values (float32), labels (int32), and
-// the train, validation and test node ids (int32). A cache whose magic,
-// version, checksum, length or fingerprint does not match is rebuilt.
+// The binary graph cache (OGB datasets, large .npz files): a fixed header —
+// magic, format version, CRC-32C (Castagnoli) and length of everything
+// after the header — then a JSON description (the source fingerprint and
+// the array lengths) and the arrays, little-endian: adjacency indptr
+// (int64) and indices (int32), feature indptr (int64), indices (int32) and
+// values (float32), labels (int32), the kept nodes' raw ids (int32), and the
+// train, validation and test node ids (int32) of a fixed split. A cache
+// whose magic, version, checksum, length or fingerprint does not match is
+// rebuilt.
 const (
-	ogbCacheMagic   = "RGNNOGB\x00"
-	ogbCacheVersion = 1
-	ogbHeaderSize   = 8 + 4 + 4 + 8
+	cacheMagic      = "RGNNGRF\x00"
+	cacheVersion    = 1
+	cacheHeaderSize = 8 + 4 + 4 + 8
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-type ogbCacheMeta struct {
+type cacheMeta struct {
 	Fingerprint string `json:"fingerprint"`
 	Nodes       int    `json:"nodes"`
 	AdjNnz      int    `json:"adj_nnz"`
 	FeatCols    int    `json:"feat_cols"`
 	FeatNnz     int    `json:"feat_nnz"`
 	Classes     int    `json:"classes"`
+	RawNodes    int    `json:"raw_nodes"`
+	HasSplit    bool   `json:"has_split"`
 	Split       string `json:"split"`
 	Train       int    `json:"train"`
 	Valid       int    `json:"valid"`
 	Test        int    `json:"test"`
 }
 
-// writeOGBCache writes g's cache to path atomically.
-func writeOGBCache(path, fingerprint string, g *Graph) error {
-	meta := ogbCacheMeta{Fingerprint: fingerprint, Nodes: g.NumNodes(), AdjNnz: g.Adj.Nnz(),
-		FeatCols: g.Features.Cols, FeatNnz: g.Features.Nnz(), Classes: g.NumClasses,
-		Split: g.Split.Name, Train: len(g.Split.Train), Valid: len(g.Split.Val), Test: len(g.Split.Test)}
+// writeCache writes g's cache to path atomically (its values as loaded,
+// before any binarisation).
+func writeCache(path, fingerprint string, g *Graph) error {
+	meta := cacheMeta{Fingerprint: fingerprint, Nodes: g.NumNodes(), AdjNnz: g.Adj.Nnz(),
+		FeatCols: g.Features.Cols, FeatNnz: g.Features.Nnz(), Classes: g.NumClasses, RawNodes: g.RawNodes}
+	sp := g.Split
+	if sp != nil {
+		meta.HasSplit, meta.Split, meta.Train, meta.Valid, meta.Test = true, sp.Name, len(sp.Train), len(sp.Val), len(sp.Test)
+	} else {
+		sp = &FixedSplit{}
+	}
+	if len(g.LCCNodes) != g.NumNodes() {
+		return fmt.Errorf("write %s: %d kept nodes for %d", path, len(g.LCCNodes), g.NumNodes())
+	}
 	mj, err := json.Marshal(meta)
 	if err != nil {
 		return err
@@ -58,7 +71,7 @@ func writeOGBCache(path, fingerprint string, g *Graph) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after the rename
-	if _, err := f.Write(make([]byte, ogbHeaderSize)); err != nil {
+	if _, err := f.Write(make([]byte, cacheHeaderSize)); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -74,7 +87,10 @@ func writeOGBCache(path, fingerprint string, g *Graph) error {
 	e.i32s(g.Features.Indices)
 	e.f32s(g.Features.Values)
 	e.i32s(g.Labels)
-	for _, part := range [][]int{g.Split.Train, g.Split.Val, g.Split.Test} {
+	for _, v := range g.LCCNodes {
+		e.u32(uint32(v))
+	}
+	for _, part := range [][]int{sp.Train, sp.Val, sp.Test} {
 		for _, v := range part {
 			e.u32(uint32(v))
 		}
@@ -84,9 +100,9 @@ func writeOGBCache(path, fingerprint string, g *Graph) error {
 		err = bw.Flush()
 	}
 	if err == nil {
-		var h [ogbHeaderSize]byte
-		copy(h[:], ogbCacheMagic)
-		binary.LittleEndian.PutUint32(h[8:], ogbCacheVersion)
+		var h [cacheHeaderSize]byte
+		copy(h[:], cacheMagic)
+		binary.LittleEndian.PutUint32(h[8:], cacheVersion)
 		binary.LittleEndian.PutUint32(h[12:], crc.Sum32())
 		binary.LittleEndian.PutUint64(h[16:], uint64(cw.n))
 		_, err = f.WriteAt(h[:], 0)
@@ -158,9 +174,9 @@ func (e *leWriter) f32s(v []float32) {
 // errStale marks a cache built from other files or by another version.
 var errStale = errors.New("stale cache")
 
-// readOGBCache loads a cache written by writeOGBCache for the given
-// fingerprint; any mismatch or damage is an error (the caller rebuilds).
-func readOGBCache(path, fingerprint string) (*Graph, error) {
+// readCache loads a cache written by writeCache for the given fingerprint;
+// any mismatch or damage is an error (the caller rebuilds).
+func readCache(path, fingerprint string) (*Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -170,17 +186,17 @@ func readOGBCache(path, fingerprint string) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	var h [ogbHeaderSize]byte
+	var h [cacheHeaderSize]byte
 	if _, err := io.ReadFull(f, h[:]); err != nil {
 		return nil, fmt.Errorf("%s: header: %w", path, err)
 	}
-	if string(h[:8]) != ogbCacheMagic || binary.LittleEndian.Uint32(h[8:]) != ogbCacheVersion {
-		return nil, fmt.Errorf("%s: not a version-%d rgnn OGB cache: %w", path, ogbCacheVersion, errStale)
+	if string(h[:8]) != cacheMagic || binary.LittleEndian.Uint32(h[8:]) != cacheVersion {
+		return nil, fmt.Errorf("%s: not a version-%d rgnn graph cache: %w", path, cacheVersion, errStale)
 	}
 	want := binary.LittleEndian.Uint32(h[12:])
 	size := int64(binary.LittleEndian.Uint64(h[16:]))
-	if size != st.Size()-ogbHeaderSize {
-		return nil, fmt.Errorf("%s: %d bytes after the header, %d recorded (truncated?)", path, st.Size()-ogbHeaderSize, size)
+	if size != st.Size()-cacheHeaderSize {
+		return nil, fmt.Errorf("%s: %d bytes after the header, %d recorded (truncated?)", path, st.Size()-cacheHeaderSize, size)
 	}
 	crc := crc32.New(castagnoli)
 	d := &leReader{r: bufio.NewReaderSize(io.TeeReader(f, crc), 1<<20)}
@@ -190,7 +206,7 @@ func readOGBCache(path, fingerprint string) (*Graph, error) {
 	}
 	mj := make([]byte, mlen)
 	d.read(mj)
-	var meta ogbCacheMeta
+	var meta cacheMeta
 	if d.err != nil || json.Unmarshal(mj, &meta) != nil {
 		return nil, fmt.Errorf("%s: bad description", path)
 	}
@@ -201,25 +217,20 @@ func readOGBCache(path, fingerprint string) (*Graph, error) {
 	// The lengths must account for the file size exactly before anything
 	// is allocated from them.
 	need := int64(4+mlen) + 8*int64(n+1) + 4*int64(meta.AdjNnz) + 8*int64(n+1) + 8*int64(meta.FeatNnz) +
-		4*int64(n) + 4*int64(meta.Train+meta.Valid+meta.Test)
-	if n < 0 || meta.AdjNnz < 0 || meta.FeatNnz < 0 || meta.Train < 0 || meta.Valid < 0 || meta.Test < 0 || need != size {
+		8*int64(n) + 4*int64(meta.Train+meta.Valid+meta.Test)
+	if n < 0 || meta.RawNodes < n || meta.AdjNnz < 0 || meta.FeatNnz < 0 || meta.Train < 0 || meta.Valid < 0 || meta.Test < 0 || need != size {
 		return nil, fmt.Errorf("%s: recorded lengths do not match the file", path)
 	}
-	g := &Graph{NumClasses: meta.Classes}
+	g := &Graph{NumClasses: meta.Classes, RawNodes: meta.RawNodes}
 	g.Adj = &tensor.CSR{Rows: n, Cols: n, Indptr: d.ints64(n + 1), Indices: d.i32s(meta.AdjNnz)}
 	g.Features = &tensor.CSR{Rows: n, Cols: meta.FeatCols, Indptr: d.ints64(n + 1),
 		Indices: d.i32s(meta.FeatNnz), Values: d.f32s(meta.FeatNnz)}
 	g.Labels = d.i32s(n)
-	g.Split = &FixedSplit{Name: meta.Split}
-	for _, p := range []struct {
-		dst *[]int
-		k   int
-	}{{&g.Split.Train, meta.Train}, {&g.Split.Val, meta.Valid}, {&g.Split.Test, meta.Test}} {
-		ids := d.i32s(p.k)
-		*p.dst = make([]int, len(ids))
-		for i, v := range ids {
-			(*p.dst)[i] = int(v)
-		}
+	g.LCCNodes = widen(d.i32s(n))
+	sp := &FixedSplit{Name: meta.Split}
+	sp.Train, sp.Val, sp.Test = widen(d.i32s(meta.Train)), widen(d.i32s(meta.Valid)), widen(d.i32s(meta.Test))
+	if meta.HasSplit {
+		g.Split = sp
 	}
 	if d.err != nil {
 		return nil, fmt.Errorf("%s: %w", path, d.err)
@@ -240,9 +251,17 @@ func readOGBCache(path, fingerprint string) (*Graph, error) {
 	return g, nil
 }
 
+func widen(v []int32) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
+
 // checkCached verifies the bounds every consumer relies on (linear time,
-// a fraction of the read): index pointers, column and label ranges, split
-// node ids.
+// a fraction of the read): index pointers, column and label ranges, kept
+// and split node ids.
 func checkCached(g *Graph) error {
 	n := g.Adj.Rows
 	for _, m := range []*tensor.CSR{g.Adj, g.Features} {
@@ -264,6 +283,14 @@ func checkCached(g *Graph) error {
 		if y < 0 || int(y) >= g.NumClasses {
 			return fmt.Errorf("label %d outside %d classes", y, g.NumClasses)
 		}
+	}
+	for i, v := range g.LCCNodes {
+		if v < i || v >= g.RawNodes || (i > 0 && v <= g.LCCNodes[i-1]) {
+			return fmt.Errorf("kept node %d: raw id %d out of order or outside %d", i, v, g.RawNodes)
+		}
+	}
+	if g.Split == nil {
+		return nil
 	}
 	for _, part := range [][]int{g.Split.Train, g.Split.Val, g.Split.Test} {
 		for _, v := range part {
