@@ -513,9 +513,10 @@ func readOGBFeatures(ctx context.Context, path string, n int) (*tensor.CSR, erro
 			col++
 		}
 		if m.Cols < 0 {
-			m.Cols = col // the first row tells the width: reserve every row's
-			m.Indices = slices.Grow(m.Indices, n*col-len(m.Indices))
-			m.Values = slices.Grow(m.Values, n*col-len(m.Values))
+			m.Cols = col // the first row tells the width: reserve every row's (within reason)
+			reserve := min(n*col, 1<<29)
+			m.Indices = slices.Grow(m.Indices, reserve-len(m.Indices))
+			m.Values = slices.Grow(m.Values, reserve-len(m.Values))
 		} else if col != m.Cols {
 			return nil, l.errorf("%d features, earlier rows have %d", col, m.Cols)
 		}
