@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"unsafe"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -161,11 +162,19 @@ func (e *leWriter) ints64(v []int) {
 	}
 }
 func (e *leWriter) i32s(v []int32) {
+	if littleEndian && len(v) > 0 {
+		e.bytes(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
+		return
+	}
 	for _, x := range v {
 		e.u32(uint32(x))
 	}
 }
 func (e *leWriter) f32s(v []float32) {
+	if littleEndian && len(v) > 0 {
+		e.bytes(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
+		return
+	}
 	for _, x := range v {
 		e.u32(math.Float32bits(x))
 	}
@@ -343,8 +352,19 @@ func (d *leReader) ints64(n int) []int {
 	return out
 }
 
+// littleEndian reports whether the host stores words little-endian, so the
+// file's arrays can be read straight into typed slices.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// raw reads the next len(b) bytes into b (a typed slice's memory).
+func (d *leReader) raw(b []byte) { d.read(b) }
+
 func (d *leReader) i32s(n int) []int32 {
 	out := make([]int32, n)
+	if littleEndian && n > 0 {
+		d.raw(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 4*n))
+		return out
+	}
 	d.chunks(n, 4, func(off int, p []byte) {
 		for i := range len(p) / 4 {
 			out[off+i] = int32(binary.LittleEndian.Uint32(p[4*i:]))
@@ -355,6 +375,10 @@ func (d *leReader) i32s(n int) []int32 {
 
 func (d *leReader) f32s(n int) []float32 {
 	out := make([]float32, n)
+	if littleEndian && n > 0 {
+		d.raw(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 4*n))
+		return out
+	}
 	d.chunks(n, 4, func(off int, p []byte) {
 		for i := range len(p) / 4 {
 			out[off+i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
