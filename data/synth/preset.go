@@ -3,7 +3,6 @@ package synth
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 )
 
@@ -128,12 +127,17 @@ func cumulative(w []float64) []float64 {
 }
 
 // searchCum returns the i in [lo, hi) with cum[i] ≤ r < cum[i+1] (clamped
-// to the range when rounding puts r on its edge).
+// to the range when rounding puts r on its edge). A plain loop: the generic
+// slices.BinarySearch pays for NaN ordering on every float comparison.
 func searchCum(cum []float64, lo, hi int, r float64) int {
-	i, _ := slices.BinarySearch(cum[lo+1:hi+1], r) // first cum[j] ≥ r
-	i += lo
-	if i < hi && cum[i+1] == r {
-		i++
+	a, b := lo+1, hi // the smallest j in [a, b] with cum[j] > r, else b
+	for a < b {
+		m := int(uint(a+b) >> 1)
+		if cum[m] > r {
+			b = m
+		} else {
+			a = m + 1
+		}
 	}
-	return min(max(i, lo), hi-1)
+	return a - 1
 }
