@@ -15,11 +15,13 @@
 //   - Backbone. Every node u links to one partner v ≠ u drawn ∝ θ_v, with
 //     probability h among u's class and otherwise among all nodes, so no
 //     node is isolated and the graph is connected or nearly so.
-//   - Block model. The other m − n edges follow a degree-corrected SBM: a
-//     pair u < v is joined Poisson(θ_u θ_v ω) times (repeats collapse to one
-//     edge) with ω = ω_in within a class and ω_out across classes, chosen so
-//     that the expected number of such edges is m − n of which a share h
-//     (Preset.Homophily) is within a class.
+//   - Block model. The other m − n edges follow a degree-corrected SBM: node
+//     u draws Poisson(θ_u Σ_{v>u} θ_v ω(c_u, c_v)) partners among the nodes
+//     after it, v with probability ∝ θ_v ω(c_u, c_v), where ω = ω_in within
+//     a class and ω_out across classes, chosen so that the expected number
+//     of such edges is m − n of which a share h (Preset.Homophily) is within
+//     a class. A repeated partner is redrawn (up to 8 rounds), so the edge
+//     count does not fall short where hubs meet.
 //   - Features. Node u has between L/2 and 3L/2 distinct words out of d
 //     (L = Preset.Words); each word is drawn with probability
 //     Preset.Signal from its class's Zipf(1.1) ranking of the d words (a
