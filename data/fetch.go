@@ -22,12 +22,16 @@ type FetchOptions struct {
 	Progress io.Writer
 }
 
-// Path returns the path of a dataset in dir, downloading it if missing.
-// A present file is verified against the registry checksum.
+// Fetch returns the path of a dataset in dir, downloading it if missing.
+// A present file is verified against the registry checksum. For an OGB
+// dataset the path is its folder, downloaded as a zip and extracted.
 func Fetch(ctx context.Context, name, dir string, opts FetchOptions) (string, error) {
 	info, err := Lookup(name)
 	if err != nil {
 		return "", err
+	}
+	if info.OGB != nil {
+		return fetchOGB(ctx, info, dir, opts)
 	}
 	path := filepath.Join(dir, info.File)
 	if _, err := os.Stat(path); err == nil {
@@ -59,6 +63,17 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) (string, er
 }
 
 func download(ctx context.Context, client *http.Client, url, path, want string) error {
+	return downloadTo(ctx, client, url, path, func(got string) error {
+		if got != want {
+			return fmt.Errorf("%s: sha256 %s, want %s (file discarded)", url, got, want)
+		}
+		return nil
+	})
+}
+
+// downloadTo downloads url into a temporary file beside path, lets check
+// judge its sha256 and renames it to path only if check accepts it.
+func downloadTo(ctx context.Context, client *http.Client, url, path string, check func(sha256 string) error) error {
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -93,8 +108,8 @@ func download(ctx context.Context, client *http.Client, url, path, want string) 
 	if err != nil {
 		return err
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		return fmt.Errorf("%s: sha256 %s, want %s (file discarded)", url, got, want)
+	if err := check(hex.EncodeToString(h.Sum(nil))); err != nil {
+		return err
 	}
 	return os.Rename(tmp.Name(), path)
 }

@@ -3,6 +3,9 @@ package data
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
@@ -20,6 +23,10 @@ type Graph struct {
 	// LCCNodes maps each node to its row in the raw file.
 	LCCNodes []int
 	RawNodes int
+	// Split is the dataset's official split (OGB datasets); nil for
+	// datasets split at random per seed. Use [SplitFor] rather than reading
+	// it directly.
+	Split *FixedSplit
 }
 
 // NumNodes returns n.
@@ -44,11 +51,16 @@ type Options struct {
 	Fetch      FetchOptions
 }
 
-// Load fetches (if needed) and loads a registered dataset.
+// Load fetches (if needed) and loads a registered dataset. OGB datasets keep
+// every node (their official split refers to all of them) and load from a
+// binary cache beside their files after the first conversion.
 func Load(ctx context.Context, name string, o Options) (*Graph, error) {
 	dir, err := ResolveDir(o.Dir)
 	if err != nil {
 		return nil, err
+	}
+	if info, err := Lookup(name); err == nil && info.OGB != nil {
+		return loadOGB(ctx, info, dir, o)
 	}
 	path, err := Fetch(ctx, name, dir, o.Fetch)
 	if err != nil {
@@ -105,11 +117,17 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 	}
 	sym := standardize(adj)
 	keep := largestComponent(sym)
-	g := &Graph{Path: path, Adj: subgraph(sym, keep), Features: rows(feats, keep), NumClasses: nc,
-		LCCNodes: keep, RawNodes: n}
+	sub, subFeats := sym, feats
+	if len(keep) != n { // the whole graph is one component: nothing to restrict
+		sub, subFeats = subgraph(sym, keep), rows(feats, keep)
+	}
+	g := &Graph{Path: path, Adj: sub, Features: subFeats, NumClasses: nc, LCCNodes: keep, RawNodes: n}
 	g.Labels = make([]int32, len(keep))
 	for i, v := range keep {
 		g.Labels[i] = labels[v]
+	}
+	if g.Split, err = readStoredSplit(a, n, keep); err != nil {
+		return nil, err
 	}
 	if binaryAttr {
 		for i := range g.Features.Values {
@@ -119,6 +137,45 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 		}
 	}
 	return g, nil
+}
+
+// storedSplitKeys are the entries of a fixed split stored in an .npz (node
+// ids of the raw file), as package synth writes them.
+var storedSplitKeys = [3]string{"split_train", "split_valid", "split_test"}
+
+// readStoredSplit returns the file's fixed split mapped to the kept nodes
+// (nodes outside the largest component are dropped), or nil if the file
+// stores none.
+func readStoredSplit(a *npz.Archive, n int, keep []int) (*FixedSplit, error) {
+	for _, k := range storedSplitKeys {
+		if !a.Has(k) {
+			return nil, nil
+		}
+	}
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, v := range keep {
+		pos[v] = int32(i)
+	}
+	sp := &FixedSplit{Name: "fixed"}
+	for i, dst := range []*[]int{&sp.Train, &sp.Val, &sp.Test} {
+		ids, _, err := a.Int64(storedSplitKeys[i])
+		if err != nil {
+			return nil, err
+		}
+		*dst = make([]int, 0, len(ids))
+		for _, v := range ids {
+			if v < 0 || v >= int64(n) {
+				return nil, fmt.Errorf("%s: %s: node %d outside %d nodes", a.Path, storedSplitKeys[i], v, n)
+			}
+			if p := pos[v]; p >= 0 {
+				*dst = append(*dst, int(p))
+			}
+		}
+	}
+	return sp, nil
 }
 
 func hasCSR(a *npz.Archive, dot, old string) bool {
@@ -138,7 +195,7 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 	if err != nil {
 		return nil, err
 	}
-	ind, _, err := a.Int64(key("indices"))
+	ind, _, err := a.Int32(key("indices"))
 	if err != nil {
 		return nil, err
 	}
@@ -158,13 +215,16 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 		return nil, fmt.Errorf("%s: %s: inconsistent CSR (indptr %d for %d rows, %d indices, %d values)",
 			a.Path, dot, len(ptr), r, len(ind), len(data))
 	}
+	if m, ok := sortedCSR(r, c, ptr, ind, data); ok {
+		return m, nil
+	}
 	es := make([]tensor.Entry, 0, len(ind))
 	for i := 0; i < r; i++ {
 		if ptr[i+1] < ptr[i] {
 			return nil, fmt.Errorf("%s: %s: indptr decreases at row %d", a.Path, dot, i)
 		}
 		for k := ptr[i]; k < ptr[i+1]; k++ {
-			if ind[k] < 0 || ind[k] >= int64(c) {
+			if ind[k] < 0 || int(ind[k]) >= c {
 				return nil, fmt.Errorf("%s: %s: column %d out of range in row %d", a.Path, dot, ind[k], i)
 			}
 			es = append(es, tensor.Entry{Row: int32(i), Col: int32(ind[k]), Val: data[k]})
@@ -177,8 +237,84 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 	return m, nil
 }
 
+// sortedCSR builds the CSR directly when every row's columns are in range
+// and strictly increasing (scipy's canonical format, and every file rgnn
+// writes): the same matrix FromCOO would assemble, without sorting nnz
+// entries. ok is false when the fast path does not apply.
+func sortedCSR(r, c int, ptr []int64, ind []int32, data []float32) (*tensor.CSR, bool) {
+	for i := 0; i < r; i++ {
+		lo, hi := ptr[i], ptr[i+1]
+		if hi < lo {
+			return nil, false
+		}
+		prev := int32(-1)
+		for _, v := range ind[lo:hi] {
+			if v <= prev || int(v) >= c {
+				return nil, false
+			}
+			prev = v
+		}
+	}
+	m := &tensor.CSR{Rows: r, Cols: c, Indptr: make([]int, r+1), Indices: ind, Values: data}
+	for i, p := range ptr {
+		m.Indptr[i] = int(p)
+	}
+	return m, true
+}
+
+// isStandard reports whether a already is a symmetric pattern without self
+// loops or stored zeros (sorted unique columns assumed): then standardize
+// only sets the values to 1. Every entry above the diagonal, (r, c) with
+// c > r, must have its mirror (c, r): taking rows in ascending order, row
+// c's entries below the diagonal are consumed in order by one cursor per
+// row. The mirrors of distinct entries are distinct, so when as many
+// entries lie below the diagonal as above, the mirrors are all of them and
+// the pattern is symmetric.
+func isStandard(a *tensor.CSR) bool {
+	if a.Rows != a.Cols {
+		return false
+	}
+	cur := make([]int, a.Rows)
+	copy(cur, a.Indptr[:a.Rows])
+	upper := 0
+	for r := 0; r < a.Rows; r++ {
+		for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
+			c := int(a.Indices[k])
+			if c <= r {
+				if c == r || a.Values[k] == 0 {
+					return false
+				}
+				continue
+			}
+			if a.Values[k] == 0 {
+				return false
+			}
+			p := cur[c]
+			if p >= a.Indptr[c+1] || int(a.Indices[p]) != r {
+				return false
+			}
+			cur[c]++
+			upper++
+		}
+	}
+	return 2*upper == a.Nnz()
+}
+
 // standardize returns the symmetric 0/1 pattern of a + aᵀ without the diagonal.
 func standardize(a *tensor.CSR) *tensor.CSR {
+	if isStandard(a) {
+		s := &tensor.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices,
+			Values: make([]float32, a.Nnz())}
+		for i := range s.Values {
+			s.Values[i] = 1
+		}
+		return s
+	}
+	return standardizeCOO(a)
+}
+
+// standardizeCOO is standardize by assembling a + aᵀ from coordinates.
+func standardizeCOO(a *tensor.CSR) *tensor.CSR {
 	es := make([]tensor.Entry, 0, 2*a.Nnz())
 	for r := 0; r < a.Rows; r++ {
 		for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
@@ -282,4 +418,70 @@ func identity(n int) *tensor.CSR {
 		m.Values[i] = 1
 	}
 	return m
+}
+
+// IsPath reports whether a --dataset value names a file rather than a
+// registered dataset: it ends in .npz or contains a path separator.
+func IsPath(dataset string) bool {
+	return strings.HasSuffix(dataset, ".npz") || strings.ContainsRune(dataset, '/') ||
+		strings.ContainsRune(dataset, filepath.Separator)
+}
+
+// LoadDataset loads a registered dataset by name (Load) or, when dataset
+// is a path (IsPath), an .npz in the cora_ml layout (LoadFileCached, named
+// by its file name without extension).
+func LoadDataset(ctx context.Context, dataset string, o Options) (*Graph, error) {
+	if !IsPath(dataset) {
+		return Load(ctx, dataset, o)
+	}
+	g, err := LoadFileCached(dataset, o.BinaryAttr)
+	if err != nil {
+		return nil, err
+	}
+	g.Name = strings.TrimSuffix(filepath.Base(dataset), ".npz")
+	return g, nil
+}
+
+// CacheSuffix is appended to an .npz's path to name its binary cache.
+const CacheSuffix = ".rgnn-cache.bin"
+
+// cacheMinBytes is the size from which LoadFileCached keeps a cache: smaller
+// files load in well under a second anyway.
+const cacheMinBytes = 32 << 20
+
+// LoadFileCached is LoadFile through a binary cache beside a large file
+// (32 MiB or more; path + CacheSuffix): written on the first load, read
+// while the file keeps its size and modification time. A damaged or stale
+// cache is rebuilt; one that cannot be written (read-only directory) is
+// skipped.
+func LoadFileCached(path string, binaryAttr bool) (*Graph, error) {
+	return loadFileCached(path, binaryAttr, cacheMinBytes)
+}
+
+func loadFileCached(path string, binaryAttr bool, minBytes int64) (*Graph, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() < minBytes {
+		return LoadFile(path, binaryAttr)
+	}
+	fp := fmt.Sprintf("npz size=%d mtime=%d\n", st.Size(), st.ModTime().UnixNano())
+	cache := path + CacheSuffix
+	g, err := readCache(cache, fp)
+	if err != nil {
+		if g, err = LoadFile(path, false); err != nil {
+			return nil, err
+		}
+		_ = writeCache(cache, fp, g) // best effort: the graph is loaded either way
+	}
+	g.Path = path
+	if binaryAttr {
+		for i, v := range g.Features.Values {
+			if v != 0 {
+				g.Features.Values[i] = 1
+			}
+		}
+	}
+	return g, nil
 }

@@ -15,6 +15,10 @@ type Info struct {
 	URL    string // canonical public download URL
 	SHA256 string // hex checksum of the file
 	Source string // where the file comes from
+	// OGB is set for OGB node-property datasets, which are a folder in
+	// OGB's layout (File is then the zip OGB serves, SHA256 empty: OGB
+	// publishes none, the first download's is recorded beside the data).
+	OGB *OGBInfo
 }
 
 // registry lists the datasets; the only place a dataset is named.
@@ -35,6 +39,14 @@ var registry = map[string]Info{
 		URL:    "https://raw.githubusercontent.com/danielzuegner/gnn-meta-attack/master/data/polblogs.npz",
 		SHA256: "cd0983c2b1caa3bbe2703a4e316f97bb1dccd33f98800d3d8e4bbe51cc86941b",
 		Source: "danielzuegner/gnn-meta-attack data/polblogs.npz"},
+	"ogbn-arxiv": {Name: "ogbn-arxiv", File: "arxiv.zip",
+		URL:    "http://snap.stanford.edu/ogb/data/nodeproppred/arxiv.zip",
+		Source: "Open Graph Benchmark ogbn-arxiv (Hu et al., 2020)",
+		OGB:    &OGBInfo{Dir: "ogbn_arxiv", Split: "time", Nodes: 169_343, Edges: 1_166_243, Year: true}},
+	"ogbn-products": {Name: "ogbn-products", File: "products.zip",
+		URL:    "http://snap.stanford.edu/ogb/data/nodeproppred/products.zip",
+		Source: "Open Graph Benchmark ogbn-products (Hu et al., 2020)",
+		OGB:    &OGBInfo{Dir: "ogbn_products", Split: "sales_ranking", Nodes: 2_449_029, Edges: 61_859_140}},
 }
 
 // Lookup returns the registry entry of a dataset.

@@ -119,3 +119,30 @@ func SavePerturbedAdj(path string, adj *tensor.CSR, extra ...npz.Entry) error {
 		npz.I64("shape", []int{2}, []int64{int64(adj.Rows), int64(adj.Cols)})}, extra...)
 	return npz.WriteFile(path, entries...)
 }
+
+// FixedSplit is a dataset's official split: node ids (rows of the graph) of
+// the training, validation and test sets, each in the order the dataset
+// lists them.
+type FixedSplit struct {
+	Name             string // the split's name in the dataset, e.g. "time"
+	Train, Val, Test []int
+}
+
+// SplitFor returns the split a graph is evaluated on: copies of its fixed
+// split when it has one (OGB datasets; the seed is then ignored), else
+// exactly Split(g.Labels, g.NumClasses, 20, seed), the paper's 20 training
+// and 20 validation nodes per class.
+func SplitFor(g *Graph, seed uint32) (train, val, test []int, err error) {
+	if g.Split == nil {
+		return Split(g.Labels, g.NumClasses, 20, seed)
+	}
+	n := g.NumNodes()
+	for _, part := range [][]int{g.Split.Train, g.Split.Val, g.Split.Test} {
+		for _, v := range part {
+			if v < 0 || v >= n {
+				return nil, nil, nil, fmt.Errorf("split %q of %s: node %d outside %d nodes", g.Split.Name, g.Name, v, n)
+			}
+		}
+	}
+	return slices.Clone(g.Split.Train), slices.Clone(g.Split.Val), slices.Clone(g.Split.Test), nil
+}

@@ -205,9 +205,52 @@ func (a *Array) Float64() []float64 {
 	return out
 }
 
+// Int32 returns the elements as int32; integers outside the int32 range and
+// floats that are not integral are errors.
+func (a *Array) Int32() ([]int32, error) {
+	out := make([]int32, a.Len())
+	if a.kind == 'i' && a.size == 4 {
+		for i := range out {
+			out[i] = int32(binary.LittleEndian.Uint32(a.data[4*i:]))
+		}
+		return out, nil
+	}
+	if a.kind == 'i' && a.size == 8 {
+		for i := range out {
+			v := int64(binary.LittleEndian.Uint64(a.data[8*i:]))
+			if v != int64(int32(v)) {
+				return nil, fmt.Errorf("%s: element %d = %d outside int32", a.Name, i, v)
+			}
+			out[i] = int32(v)
+		}
+		return out, nil
+	}
+	v, err := a.Int64()
+	if err != nil {
+		return nil, err
+	}
+	for i, x := range v {
+		if x != int64(int32(x)) {
+			return nil, fmt.Errorf("%s: element %d = %d outside int32", a.Name, i, x)
+		}
+		out[i] = int32(x)
+	}
+	return out, nil
+}
+
 // Int64 returns the elements as int64; floats must hold integral values.
 func (a *Array) Int64() ([]int64, error) {
 	out := make([]int64, a.Len())
+	if a.kind == 'i' && (a.size == 8 || a.size == 4) {
+		for i := range out {
+			if a.size == 8 {
+				out[i] = int64(binary.LittleEndian.Uint64(a.data[8*i:]))
+			} else {
+				out[i] = int64(int32(binary.LittleEndian.Uint32(a.data[4*i:])))
+			}
+		}
+		return out, nil
+	}
 	for i := range out {
 		if a.kind == 'f' {
 			v := a.value(i)

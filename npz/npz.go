@@ -55,11 +55,17 @@ func Read(r io.ReaderAt, size int64, name string) (*Archive, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: entry %s: %w", name, f.Name, err)
 		}
-		// Read at most the declared size (+1 to notice lies); the zip reader
-		// verifies the CRC when the entry is read to the end.
-		b, err := io.ReadAll(io.LimitReader(rc, int64(f.UncompressedSize64)+1))
+		// Read exactly the declared size into one buffer, then to the end:
+		// the zip reader verifies the size and CRC there.
+		b := make([]byte, f.UncompressedSize64)
+		_, err = io.ReadFull(rc, b)
 		if err == nil {
-			_, err = io.Copy(io.Discard, rc)
+			var extra [1]byte
+			if k, rerr := rc.Read(extra[:]); k > 0 {
+				err = errors.New("entry longer than declared")
+			} else if rerr != io.EOF {
+				err = rerr
+			}
 		}
 		rc.Close()
 		if err != nil {
@@ -119,6 +125,19 @@ func (a *Archive) Float64(key string) ([]float64, []int, error) {
 		return nil, nil, err
 	}
 	return arr.Float64(), arr.Shape, nil
+}
+
+// Int32 returns the array under key as int32 with its shape.
+func (a *Archive) Int32(key string) ([]int32, []int, error) {
+	arr, err := a.Array(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := arr.Int32()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", a.Path, err)
+	}
+	return v, arr.Shape, nil
 }
 
 // Int64 returns the array under key as int64 with its shape.
