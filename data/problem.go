@@ -29,9 +29,10 @@ type Problem struct {
 	Source *Graph
 }
 
-// NewProblem returns g with the split of splitSeed: 20 training and 20
-// validation nodes per class drawn like the reference (numpy's legacy
-// RandomState), the rest test nodes.
+// NewProblem returns g with the split of splitSeed (SplitFor: the
+// dataset's fixed split, else 20 training and 20 validation nodes per class
+// drawn like the reference with numpy's legacy RandomState, the rest test
+// nodes).
 func NewProblem(g *Graph, splitSeed int) (*Problem, error) {
 	if g == nil || g.Adj == nil || g.Features == nil {
 		return nil, fmt.Errorf("data: problem without a graph")
@@ -39,7 +40,7 @@ func NewProblem(g *Graph, splitSeed int) (*Problem, error) {
 	if splitSeed < 0 || int64(splitSeed) > 1<<32-1 {
 		return nil, fmt.Errorf("%s: split seed %d outside [0, 2³²)", g.Name, splitSeed)
 	}
-	tr, va, te, err := Split(g.Labels, g.NumClasses, 20, uint32(splitSeed))
+	tr, va, te, err := SplitFor(g, uint32(splitSeed))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", g.Name, err)
 	}

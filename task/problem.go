@@ -59,7 +59,7 @@ func (l *Loader) Problem(ctx context.Context, d Data, splitSeed int) (*data.Prob
 	if err != nil {
 		return nil, err
 	}
-	tr, va, te, err := data.Split(e.g.Labels, e.g.NumClasses, 20, uint32(splitSeed))
+	tr, va, te, err := data.SplitFor(e.g, uint32(splitSeed))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.g.Name, err)
 	}
@@ -70,8 +70,7 @@ func (l *Loader) Problem(ctx context.Context, d Data, splitSeed int) (*data.Prob
 
 func (l *Loader) graph(ctx context.Context, d Data) (*loaded, error) {
 	name := d.Dataset
-	isFile := strings.HasSuffix(name, ".npz")
-	if !isFile {
+	if !data.IsPath(name) {
 		if _, err := data.Lookup(name); err != nil {
 			return nil, bad("dataset", name, "unknown dataset (known: %s; or the path of a dataset .npz)",
 				strings.Join(data.Names(), ", "))
@@ -89,12 +88,8 @@ func (l *Loader) graph(ctx context.Context, d Data) (*loaded, error) {
 	}
 	l.mu.Unlock()
 	e.once.Do(func() {
-		if isFile {
-			e.g, e.err = data.LoadFile(name, d.BinaryAttr)
-		} else {
-			e.g, e.err = data.Load(ctx, name, data.Options{Dir: l.Dir, BinaryAttr: d.BinaryAttr,
-				Fetch: data.FetchOptions{Progress: l.Progress}})
-		}
+		e.g, e.err = data.LoadDataset(ctx, name, data.Options{Dir: l.Dir, BinaryAttr: d.BinaryAttr,
+			Fetch: data.FetchOptions{Progress: l.Progress}})
 		if e.err == nil {
 			e.x = autograd.NewSparse(e.g.Features)
 		}
