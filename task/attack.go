@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -280,4 +281,33 @@ func ReadTargets(path string, n int) ([]int, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// BudgetSaver keeps each budget of a global attack as soon as it is done
+// (Attack.Run's onBudget): its graph saved into Dir ("": not saved), a
+// line with its flips and accuracies on Log (nil: none). A long run
+// (Metattack) keeps what it finished.
+type BudgetSaver struct {
+	Dir   string
+	Log   io.Writer
+	Files []string // the graphs saved so far
+}
+
+// Save saves and reports b.
+func (s *BudgetSaver) Save(r *GlobalResult, b BudgetResult) error {
+	if s.Dir != "" {
+		path, err := r.SaveBudget(s.Dir, b)
+		if err != nil {
+			return err
+		}
+		s.Files = append(s.Files, path)
+	}
+	if s.Log != nil {
+		var vs []string
+		for _, v := range b.Victims {
+			vs = append(vs, fmt.Sprintf("%s %.4f", v.Name, v.Accuracy))
+		}
+		fmt.Fprintf(s.Log, "\r\033[Kε=%g done: %d flips in %.1fs; %s\n", b.Epsilon, b.NumFlips, b.Seconds, strings.Join(vs, ", "))
+	}
+	return nil
 }

@@ -74,6 +74,19 @@ func Load(m Model, p *data.Problem, seed int, path string) (*Trained, error) {
 	return t, nil
 }
 
+// LoadOrTrain returns the model of s with the weights in path, or, when path
+// is empty, trained here on p with the protocol of s.
+func (s Train) LoadOrTrain(ctx context.Context, p *data.Problem, path string, h Hooks) (*Trained, error) {
+	if path != "" {
+		return Load(s.Model, p, s.Seed, path)
+	}
+	res, err := s.Run(ctx, p, h)
+	if err != nil {
+		return nil, err
+	}
+	return res.Trained, nil
+}
+
 // clone returns a fresh model of t's spec with t's weights (models keep
 // per-call state, so concurrent users need their own copy).
 func (t *Trained) clone(p *data.Problem) (*Trained, error) {

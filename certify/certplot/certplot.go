@@ -127,3 +127,24 @@ func Save(p *plot.Plot, dir, base string) ([]string, error) {
 	}
 	return paths, nil
 }
+
+// SaveAll draws the certification ratio over the radii (<base>_cert_ratio)
+// and the accumulated certifications per degree bin
+// (<base>_accum_certs_degree) into dir as PNG and SVG and returns the
+// files written.
+func SaveAll(m certify.Metrics, bins []certify.DegreeBin, dir, base, title string) ([]string, error) {
+	rp, err := RatioOverRadius(m, title)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := Save(rp, dir, base+"_cert_ratio")
+	if err != nil {
+		return nil, err
+	}
+	dp, err := AccumulatedOverDegree(bins, title)
+	if err != nil {
+		return nil, err
+	}
+	more, err := Save(dp, dir, base+"_accum_certs_degree")
+	return append(paths, more...), err
+}

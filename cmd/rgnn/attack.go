@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -134,26 +133,11 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	if err != nil {
 		return specErr(aio, err)
 	}
-	var files []string
-	onBudget := func(r *task.GlobalResult, b task.BudgetResult) error {
-		if out != "" {
-			path, err := r.SaveBudget(out, b)
-			if err != nil {
-				return err
-			}
-			files = append(files, path)
-		}
-		if progress != nil {
-			var vs []string
-			for _, v := range b.Victims {
-				vs = append(vs, fmt.Sprintf("%s %.4f", v.Name, v.Accuracy))
-			}
-			fmt.Fprintf(progressWriter(), "\r\033[Kε=%g done: %d flips in %.1fs; %s\n", b.Epsilon, b.NumFlips, b.Seconds,
-				strings.Join(vs, ", "))
-		}
-		return nil
+	saver := &task.BudgetSaver{Dir: out}
+	if progress != nil {
+		saver.Log = progressWriter()
 	}
-	res, err := spec.Run(ctx, p, vs, sur, h, onBudget)
+	res, err := spec.Run(ctx, p, vs, sur, h, saver.Save)
 	if progress != nil {
 		fmt.Fprint(progressWriter(), "\r\033[K")
 	}
@@ -175,28 +159,10 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 		task.WriteTargeted(w, rep.TargetedResult, rep.Files, out)
 		return nil
 	}
-	rep := attackReport{GlobalResult: res.Global, Files: files, TotalSeconds: time.Since(start).Seconds()}
+	rep := attackReport{GlobalResult: res.Global, Files: saver.Files, TotalSeconds: time.Since(start).Seconds()}
 	if wantJSON(c) {
 		return writeJSON(w, rep)
 	}
 	task.WriteGlobal(w, rep.GlobalResult, rep.Files)
 	return nil
-}
-
-// newProgress returns a throttled progress printer on stderr (nil: quiet).
-func newProgress(quiet bool) func(stage string, done, total int) {
-	if quiet {
-		return nil
-	}
-	last := time.Time{}
-	return func(stage string, done, total int) {
-		if done < total && time.Since(last) < 300*time.Millisecond {
-			return
-		}
-		last = time.Now()
-		const width = 30
-		k := width * done / max(total, 1)
-		fmt.Fprintf(progressWriter(), "\r\033[K%-14s [%s%s] %d/%d", stage, strings.Repeat("=", k),
-			strings.Repeat(" ", width-k), done, total)
-	}
 }

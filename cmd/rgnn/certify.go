@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -109,7 +108,12 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 	}
 	rep := certifyReport{CertifyResult: res}
 	if io.Plot != "" {
-		if rep.Plots, err = certifyPlots(res, io.Plot); err != nil {
+		base := strings.TrimSuffix(filepath.Base(res.Votes), filepath.Ext(res.Votes))
+		if base == "(sampled)" {
+			base = "sampled"
+		}
+		title := fmt.Sprintf("%s (p+ = %g, p- = %g)", base, res.PAdd, res.PDel)
+		if rep.Plots, err = certplot.SaveAll(res.Stats, res.Bins, io.Plot, base, title); err != nil {
 			return err
 		}
 	}
@@ -125,33 +129,15 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 func sampleCertificate(c *cobra.Command, spec *task.Certify, io *certifyIO, p *task.Problem, edges []int) (*task.CertifyResult, error) {
 	ctx, stop := interruptible(c)
 	defer stop()
-	var t *task.Trained
-	var err error
 	if io.Train {
 		fmt.Fprintf(progressWriter(), "training %s (seed %d)...\n", spec.Model.Model, spec.Seed)
-		var tr *task.TrainResult
-		if tr, err = spec.Train.Run(ctx, p, task.Hooks{}); err == nil {
-			t = tr.Trained
-		}
-	} else {
-		t, err = task.Load(spec.Model, p, spec.Seed, io.Weights)
 	}
+	t, err := spec.Train.LoadOrTrain(ctx, p, io.Weights, task.Hooks{})
 	if err != nil {
 		return nil, specErr(spec, err)
 	}
-	start := time.Now()
-	last := start
-	vf, err := spec.Sample(ctx, p, t, io.Workers, task.Hooks{Progress: func(stage string, done, total int) {
-		if time.Since(last) > time.Second || done == total {
-			last = time.Now()
-			rate := float64(done) / time.Since(start).Seconds()
-			fmt.Fprintf(progressWriter(), "\r%s: %d/%d samples (%.1f/s)   ", stage, done, total, rate)
-			if done == total {
-				fmt.Fprintln(progressWriter())
-				start = time.Now()
-			}
-		}
-	}})
+	vf, err := spec.Sample(ctx, p, t, io.Workers, task.Hooks{Progress: newProgress(false)})
+	fmt.Fprint(progressWriter(), "\r\033[K")
 	if err != nil {
 		return nil, specErr(spec, err)
 	}
@@ -165,28 +151,4 @@ func sampleCertificate(c *cobra.Command, spec *task.Certify, io *certifyIO, p *t
 	}
 	res, err := spec.FromVotes(p, vf, source, edges)
 	return res, specErr(spec, err)
-}
-
-// certifyPlots draws the certification ratio over the radii and the
-// accumulated certifications per degree bin into dir.
-func certifyPlots(r *task.CertifyResult, dir string) ([]string, error) {
-	base := strings.TrimSuffix(filepath.Base(r.Votes), filepath.Ext(r.Votes))
-	if base == "(sampled)" {
-		base = "sampled"
-	}
-	title := fmt.Sprintf("%s (p+ = %g, p- = %g)", base, r.PAdd, r.PDel)
-	rp, err := certplot.RatioOverRadius(r.Stats, title)
-	if err != nil {
-		return nil, err
-	}
-	paths, err := certplot.Save(rp, dir, base+"_cert_ratio")
-	if err != nil {
-		return nil, err
-	}
-	dp, err := certplot.AccumulatedOverDegree(r.Bins, title)
-	if err != nil {
-		return nil, err
-	}
-	more, err := certplot.Save(dp, dir, base+"_accum_certs_degree")
-	return append(paths, more...), err
 }

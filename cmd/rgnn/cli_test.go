@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/internal/fixture"
 )
 
@@ -18,7 +19,7 @@ func TestDataInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info dataInfo
+	var info data.Summary
 	if err := json.Unmarshal([]byte(out), &info); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/task"
 )
 
 func newDataCmd() *cobra.Command {
@@ -19,34 +20,8 @@ func newDataCmd() *cobra.Command {
 	return c
 }
 
-// dataInfo is the JSON output of `rgnn data info`.
-type dataInfo struct {
-	Dataset         string  `json:"dataset"`
-	Path            string  `json:"path"`
-	RawNodes        int     `json:"raw_nodes"`
-	Nodes           int     `json:"nodes"`
-	Edges           int     `json:"edges"`
-	Features        int     `json:"features"`
-	FeatureNnz      int     `json:"feature_nnz"`
-	FeatureDensity  float64 `json:"feature_density"`
-	BinaryFeatures  bool    `json:"binary_features"`
-	Classes         int     `json:"classes"`
-	ClassCounts     []int   `json:"class_counts"`
-	MeanDegree      float64 `json:"mean_degree"`
-	ChecksumMatches bool    `json:"checksum_matches"` // verified against the registry's sha256
-	// Split names the split: the dataset's official one (e.g. "time"), or
-	// "random" (20 training and 20 validation nodes per class, per seed).
-	Split      string     `json:"split"`
-	SplitSizes splitSizes `json:"split_sizes"`
-}
-
-type splitSizes struct {
-	Train int `json:"train"`
-	Valid int `json:"valid"`
-	Test  int `json:"test"`
-}
-
 func newDataInfoCmd() *cobra.Command {
+	d := &task.Data{Dataset: "cora_ml"}
 	c := &cobra.Command{
 		Use:   "info",
 		Short: "Print statistics of a standardised dataset (a registered name or an .npz file)",
@@ -61,8 +36,7 @@ cora_ml.npz.`,
   rgnn data info --dataset ./arxiv_synth.npz`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			name, _ := c.Flags().GetString("dataset")
-			bin, _ := c.Flags().GetBool("binary-attr")
+			name, bin := d.Dataset, d.BinaryAttr
 			var info data.Info
 			if !data.IsPath(name) {
 				var err error
@@ -75,56 +49,15 @@ cora_ml.npz.`,
 			if err != nil {
 				return err
 			}
-			binary := true
-			for _, v := range g.Features.Values {
-				if v != 1 {
-					binary = false
-					break
-				}
-			}
-			n := g.NumNodes()
-			out := dataInfo{Dataset: name, Path: g.Path, RawNodes: g.RawNodes, Nodes: n, Edges: g.NumEdges(),
-				Features: g.Features.Cols, FeatureNnz: g.Features.Nnz(),
-				FeatureDensity: float64(g.Features.Nnz()) / (float64(n) * float64(g.Features.Cols)),
-				BinaryFeatures: binary, Classes: g.NumClasses, ClassCounts: g.ClassCounts(),
-				MeanDegree: float64(g.Adj.Nnz()) / float64(n), ChecksumMatches: info.SHA256 != "", Split: "random"}
-			if g.Split != nil {
-				out.Split = g.Split.Name
-			}
-			if tr, va, te, err := data.SplitFor(g, 0); err == nil {
-				out.SplitSizes = splitSizes{Train: len(tr), Valid: len(va), Test: len(te)}
-			}
+			out := data.Describe(name, g, info)
 			if wantJSON(c) {
 				return writeJSON(c.OutOrStdout(), out)
 			}
-			w := c.OutOrStdout()
-			check := "sha256 ok"
-			switch {
-			case info.OGB != nil:
-				check = "OGB layout, sizes checked"
-			case info.SHA256 == "":
-				check = "file"
-			}
-			fmt.Fprintf(w, "dataset        %s (%s, %s)\n", name, g.Path, check)
-			if info.OGB != nil {
-				fmt.Fprintf(w, "nodes          %d (every node kept)\n", n)
-			} else {
-				fmt.Fprintf(w, "nodes          %d (largest connected component of %d)\n", n, g.RawNodes)
-			}
-			fmt.Fprintf(w, "edges          %d undirected (mean degree %.2f)\n", out.Edges, out.MeanDegree)
-			fmt.Fprintf(w, "features       %d (%d nonzeros, density %.4f, binary %v)\n", out.Features, out.FeatureNnz, out.FeatureDensity, binary)
-			counts := make([]string, len(out.ClassCounts))
-			for i, k := range out.ClassCounts {
-				counts[i] = fmt.Sprint(k)
-			}
-			fmt.Fprintf(w, "classes        %d, counts [%s]\n", out.Classes, strings.Join(counts, ", "))
-			fmt.Fprintf(w, "split          %s: %d train, %d validation, %d test\n", out.Split,
-				out.SplitSizes.Train, out.SplitSizes.Valid, out.SplitSizes.Test)
+			out.WriteText(c.OutOrStdout())
 			return nil
 		},
 	}
-	c.Flags().String("dataset", "cora_ml", "dataset: "+strings.Join(data.Names(), ", ")+", or a path to an .npz")
-	c.Flags().Bool("binary-attr", false, "binarise the features")
+	bind(c, d)
 	addJSONFlag(c)
 	return c
 }

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -77,12 +73,12 @@ func runDataGenerate(c *cobra.Command, _ []string) error {
 			return usageError{err}
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(c)
 	defer stop()
 	var opts synth.Options
 	start := time.Now()
-	if !quiet {
-		opts.Progress = stageProgress(progressWriter(), start)
+	if pr := newProgress(quiet); pr != nil {
+		opts.Progress = func(stage string, done, total int64) { pr(stage, int(done), int(total)) }
 	}
 	st, err := synth.Generate(ctx, p, seed, out, opts)
 	if !quiet {
@@ -95,40 +91,7 @@ func runDataGenerate(c *cobra.Command, _ []string) error {
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), res)
 	}
-	w := c.OutOrStdout()
-	fmt.Fprintf(w, "wrote %s in %.1f s (preset %s, seed %d)\n", out, res.Seconds, p.Name, seed)
-	fmt.Fprintf(w, "nodes          %d (largest connected component %d)\n", st.Nodes, st.LargestComponent)
-	fmt.Fprintf(w, "edges          %d undirected (mean degree %.2f, median %d, max %d, cv %.2f)\n",
-		st.Edges, st.MeanDegree, st.MedianDegree, st.MaxDegree, st.DegreeCV)
-	fmt.Fprintf(w, "features       %d (%d nonzeros)\n", st.Features, st.FeatureNnz)
-	fmt.Fprintf(w, "classes        %d, edge homophily %.3f\n", st.Classes, st.Homophily)
+	fmt.Fprintf(c.OutOrStdout(), "wrote %s in %.1f s (preset %s, seed %d)\n", out, res.Seconds, p.Name, seed)
+	st.WriteText(c.OutOrStdout())
 	return nil
-}
-
-// stageProgress returns a progress callback printing one updating line per
-// stage with its percentage and an ETA, at most every 200 ms.
-func stageProgress(w io.Writer, start time.Time) func(stage string, done, total int64) {
-	var last time.Time
-	var cur string
-	stageStart := start
-	return func(stage string, done, total int64) {
-		now := time.Now()
-		if stage != cur {
-			if cur != "" {
-				fmt.Fprintln(w)
-			}
-			cur, stageStart, last = stage, now, time.Time{}
-		}
-		if done < total && now.Sub(last) < 200*time.Millisecond {
-			return
-		}
-		last = now
-		frac := float64(done) / float64(max(total, 1))
-		el := now.Sub(stageStart)
-		eta := "?"
-		if frac > 0 {
-			eta = (time.Duration(float64(el)/frac) - el).Round(time.Second).String()
-		}
-		fmt.Fprintf(w, "\r%-10s %5.1f%%  elapsed %s  eta %s   ", stage, 100*frac, el.Round(time.Second), eta)
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rgnn/rgnn/data"
 )
 
 func TestDataGenerateAndInfo(t *testing.T) {
@@ -26,7 +28,7 @@ func TestDataGenerateAndInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info dataInfo
+	var info data.Summary
 	if err := json.Unmarshal([]byte(res), &info); err != nil {
 		t.Fatal(err)
 	}

@@ -41,19 +41,9 @@ binary (--binary-attr).`,
 			}
 			ctx, stop := interruptible(c)
 			defer stop()
-			var t *task.Trained
-			if spec.Weights != "" {
-				t, err = task.Load(spec.Model, p, spec.Seed, spec.Weights)
-			} else {
-				var res *task.TrainResult
-				res, err = spec.Train.Run(ctx, p, epochPrinter(quiet))
-				if !quiet {
-					fmt.Fprint(progressWriter(), "\r\033[K")
-				}
-				if err == nil {
-					t = res.Trained
-				}
-			}
+			h, done := epochPrinter(quiet || spec.Weights != "")
+			t, err := spec.Train.LoadOrTrain(ctx, p, spec.Weights, h)
+			done()
 			if err != nil {
 				return specErr(&spec, err)
 			}

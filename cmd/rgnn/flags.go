@@ -2,11 +2,11 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rgnn/rgnn/task"
 )
@@ -33,11 +33,7 @@ func bind(c *cobra.Command, spec any, skip ...string) {
 		if f.Flag == "" || slices.Contains(skip, f.Flag) {
 			continue
 		}
-		var v interface {
-			String() string
-			Set(string) error
-			Type() string
-		} = specFlag{f}
+		var v pflag.Value = specFlag{f}
 		if f.Type() == "bool" {
 			v = boolFlag{specFlag{f}}
 		}
@@ -90,5 +86,3 @@ func commaList(s string) []string {
 	}
 	return out
 }
-
-var _ = fmt.Sprint

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -37,4 +39,33 @@ func dataDir(c *cobra.Command) string {
 	return v
 }
 
-var _ = fmt.Sprintf
+// newProgress returns a progress printer on stderr (nil when quiet): one
+// updating line per stage with a bar, the count and an ETA, at most every
+// 300 ms.
+func newProgress(quiet bool) func(stage string, done, total int) {
+	if quiet {
+		return nil
+	}
+	var last, stageStart time.Time
+	cur := ""
+	return func(stage string, done, total int) {
+		now := time.Now()
+		if stage != cur {
+			cur, stageStart, last = stage, now, time.Time{}
+		}
+		if done < total && now.Sub(last) < 300*time.Millisecond {
+			return
+		}
+		last = now
+		const width = 30
+		frac := float64(done) / float64(max(total, 1))
+		el := now.Sub(stageStart)
+		eta := "?"
+		if frac > 0 {
+			eta = (time.Duration(float64(el)/frac) - el).Round(time.Second).String()
+		}
+		k := int(width * frac)
+		fmt.Fprintf(progressWriter(), "\r\033[K%-14s [%s%s] %d/%d  eta %s", stage, strings.Repeat("=", k),
+			strings.Repeat(" ", width-k), done, total, eta)
+	}
+}

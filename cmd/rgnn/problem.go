@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,20 +34,21 @@ func splitSeedOf(t task.Train) int {
 	return t.Seed
 }
 
-// interruptible returns a context cancelled by Ctrl-C or SIGTERM.
+// interruptible returns a context cancelled by Ctrl-C or SIGTERM (long work
+// stops cleanly; a resumable run keeps what it finished).
 func interruptible(c *cobra.Command) (context.Context, context.CancelFunc) {
 	ctx := c.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return signal.NotifyContext(ctx, os.Interrupt)
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 // epochPrinter prints training progress on stderr at most twice a second
-// (nil when quiet).
-func epochPrinter(quiet bool) task.Hooks {
+// (nothing when quiet); done clears the line.
+func epochPrinter(quiet bool) (h task.Hooks, done func()) {
 	if quiet {
-		return task.Hooks{}
+		return task.Hooks{}, func() {}
 	}
 	last := time.Now()
 	return task.Hooks{Epoch: func(_ string, epoch int, tl, vl float64) {
@@ -54,5 +56,5 @@ func epochPrinter(quiet bool) task.Hooks {
 			fmt.Fprintf(progressWriter(), "\repoch %4d  train loss %.4f  val loss %.4f", epoch, tl, vl)
 			last = time.Now()
 		}
-	}}
+	}}, func() { fmt.Fprint(progressWriter(), "\r\033[K") }
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/report"
 )
 
@@ -38,29 +37,22 @@ all as mean ± standard error over seeds. Writes OUT/report.md,
 OUT/report.html (one self-contained page: figures embedded) and
 OUT/figures/, and prints the Markdown tables on stdout.`,
 		Example: `  rgnn report --store results/results.db --out results/report
-  rgnn report --experiment cora_ml_certify --json`,
+  rgnn report --experiment smoke --json`,
 		Args: cobra.NoArgs,
 		RunE: runReport,
 	}
 	addStoreFlag(c)
 	c.Flags().String("out", "", "output directory (default: \"report\" beside the store)")
-	c.Flags().String("experiment", "", "only results recorded by this experiment")
-	c.Flags().StringArray("where", nil, "parameter filter NAME=VALUE (repeatable), e.g. --where dataset=cora_ml")
+	addFilterFlags(c)
 	c.Flags().String("title", "rgnn report", "report title")
 	addJSONFlag(c)
 	return c
 }
 
 func runReport(c *cobra.Command, _ []string) error {
-	f := store.Filter{Params: map[string]string{}}
-	f.Experiment, _ = c.Flags().GetString("experiment")
-	where, _ := c.Flags().GetStringArray("where")
-	for _, w := range where {
-		k, v, ok := cutEq(w)
-		if !ok {
-			return usagef("--where %q: want NAME=VALUE", w)
-		}
-		f.Params[k] = v
+	f, err := filterFlags(c)
+	if err != nil {
+		return err
 	}
 	title, _ := c.Flags().GetString("title")
 	st, err := openStore(c)
@@ -88,13 +80,4 @@ func runReport(c *cobra.Command, _ []string) error {
 	fmt.Fprintf(c.OutOrStdout(), "\nwritten: %s, %s and %d figure files in %s\n",
 		files[0], files[1], len(files)-2, filepath.Join(out, "figures"))
 	return nil
-}
-
-func cutEq(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '=' {
-			return s[:i], s[i+1:], i > 0
-		}
-	}
-	return "", "", false
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,8 +30,7 @@ artifact's content hash (exit 1 if anything is wrong).`,
 	}
 	addStoreFlag(c)
 	c.Flags().String("kind", "", "only results of this kind (train, eval, certify, attack)")
-	c.Flags().String("experiment", "", "only results recorded by this experiment")
-	c.Flags().StringArray("where", nil, "parameter filter NAME=VALUE (repeatable), e.g. --where model=gcn --where seed=0")
+	addFilterFlags(c)
 	c.Flags().String("format", "table", "output format: table, csv or json")
 	c.Flags().Bool("failures", false, "list failed runs instead")
 	c.Flags().Bool("check", false, "verify checksums, database integrity and artifact hashes")
@@ -48,17 +46,11 @@ func runResults(c *cobra.Command, _ []string) error {
 	if format != "table" && format != "csv" && format != "json" {
 		return usagef("--format %q: want table, csv or json", format)
 	}
-	f := store.Filter{Params: map[string]string{}}
-	f.Kind, _ = c.Flags().GetString("kind")
-	f.Experiment, _ = c.Flags().GetString("experiment")
-	where, _ := c.Flags().GetStringArray("where")
-	for _, w := range where {
-		k, v, ok := strings.Cut(w, "=")
-		if !ok || k == "" {
-			return usagef("--where %q: want NAME=VALUE", w)
-		}
-		f.Params[k] = v
+	f, err := filterFlags(c)
+	if err != nil {
+		return err
 	}
+	f.Kind, _ = c.Flags().GetString("kind")
 	st, err := openStore(c)
 	if err != nil {
 		return err

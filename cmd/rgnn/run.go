@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,6 +28,27 @@ func openStore(c *cobra.Command) (*store.Store, error) {
 		return nil, usagef("--store must not be empty")
 	}
 	return store.Open(path)
+}
+
+// addFilterFlags adds --experiment and --where, which select results.
+func addFilterFlags(c *cobra.Command) {
+	c.Flags().String("experiment", "", "only results recorded by this experiment")
+	c.Flags().StringArray("where", nil, "parameter filter NAME=VALUE (repeatable), e.g. --where model=gcn --where seed=0")
+}
+
+// filterFlags is the store filter of --experiment and --where.
+func filterFlags(c *cobra.Command) (store.Filter, error) {
+	f := store.Filter{Params: map[string]string{}}
+	f.Experiment, _ = c.Flags().GetString("experiment")
+	where, _ := c.Flags().GetStringArray("where")
+	for _, w := range where {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return f, usagef("--where %q: want NAME=VALUE", w)
+		}
+		f.Params[k] = v
+	}
+	return f, nil
 }
 
 func newRunCmd() *cobra.Command {
@@ -62,7 +81,7 @@ Example experiment file (see experiments/ for the paper's evaluation):
     grid: {temperature: [0.5, 1.0]}
 
 'rgnn run --list-kinds' prints every kind's parameters and defaults.`,
-		Example: `  rgnn run experiments/cora_ml_certify.yaml --store results/results.db
+		Example: `  rgnn run experiments/smoke.yaml --store results/results.db
   rgnn run exp.yaml --dry-run
   rgnn run exp.yaml --workers 2 --only train`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -146,7 +165,7 @@ func runRun(c *cobra.Command, args []string) error {
 		env.SampleWorkers = max(1, runtime.GOMAXPROCS(0)/workers)
 	}
 	every, _ := c.Flags().GetDuration("status-every")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(c)
 	defer stop()
 	sum, err := experiment.Execute(ctx, env, e, experiment.RunOptions{Workers: workers, Progress: progressWriter(),
 		StatusEvery: every, Only: only})

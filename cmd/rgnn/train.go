@@ -53,10 +53,9 @@ be binary (--binary-attr).`,
 			}
 			ctx, stop := interruptible(c)
 			defer stop()
-			res, err := spec.Run(ctx, g.Problem, epochPrinter(quiet))
-			if !quiet {
-				fmt.Fprint(progressWriter(), "\r\033[K")
-			}
+			h, done := epochPrinter(quiet)
+			res, err := spec.Run(ctx, g.Problem, h)
+			done()
 			if err != nil {
 				return specErr(&spec, err)
 			}

@@ -42,6 +42,15 @@ type Stats struct {
 	LargestComponent int     `json:"largest_component"`
 }
 
+// WriteText prints the statistics as text.
+func (st Stats) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "nodes          %d (largest connected component %d)\n", st.Nodes, st.LargestComponent)
+	fmt.Fprintf(w, "edges          %d undirected (mean degree %.2f, median %d, max %d, cv %.2f)\n",
+		st.Edges, st.MeanDegree, st.MedianDegree, st.MaxDegree, st.DegreeCV)
+	fmt.Fprintf(w, "features       %d (%d nonzeros)\n", st.Features, st.FeatureNnz)
+	fmt.Fprintf(w, "classes        %d, edge homophily %.3f\n", st.Classes, st.Homophily)
+}
+
 // Stream tags keep the random streams of the stages apart.
 const (
 	tagNodes    = 0x6e6f646573 // "nodes"
