@@ -56,7 +56,7 @@ func (a *PGD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]Fl
 			return nil, err
 		}
 		pairs, vals := nonzeroPairs(n, p)
-		w, err := perturbed(adj, pairs, vals, 0)
+		w, err := Perturbed(adj, pairs, vals, 0)
 		if err != nil {
 			return nil, err
 		}

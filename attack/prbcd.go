@@ -253,7 +253,7 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 		}
 		env.progress(t+1, a.Epochs)
 	}
-	w, err := perturbed(adj, b.pairs, b.p, floor)
+	w, err := Perturbed(adj, b.pairs, b.p, floor)
 	if err != nil {
 		return nil, err
 	}
@@ -275,10 +275,11 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 }
 
 // engineDescription names the attacked model behind an engine without
-// gradients for any pair, for error messages.
+// gradients for any pair, for error messages (an engine may describe
+// itself with a Describe method).
 func engineDescription(e Engine) string {
-	if te, ok := e.(*TapeEngine); ok {
-		return fmt.Sprintf("the attacked model %s uses the tape engine", te.m.Name())
+	if d, ok := e.(interface{ Describe() string }); ok {
+		return d.Describe()
 	}
 	return fmt.Sprintf("the attacked model's engine (%T) gives gradients only for stored pairs", e)
 }

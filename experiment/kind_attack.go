@@ -3,7 +3,7 @@ package experiment
 import (
 	"context"
 
-	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiment/store"
 )
@@ -37,8 +37,8 @@ func runAttack(ctx context.Context, env *Env, p store.Params) (*Output, error) {
 	if pBool(p, "adaptive") {
 		cfg := attackConfig(env, p)
 		cfg.Adaptive = true
-		cfg.Victims = []attack.Victim{{Name: pStr(p, "model"), Model: m}}
-		res, err := attack.Run(ctx, cfg, attackProblem(pb))
+		cfg.Victims = []protocol.Victim{{Name: pStr(p, "model"), Model: m}}
+		res, err := protocol.Run(ctx, cfg, attackProblem(pb))
 		if err != nil {
 			return nil, err
 		}
@@ -59,7 +59,7 @@ func runAttack(ctx context.Context, env *Env, p store.Params) (*Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		acc, err := attack.EvaluateVictim(m, attackProblem(pb), adj)
+		acc, err := protocol.EvaluateVictim(m, attackProblem(pb), adj)
 		if err != nil {
 			return nil, err
 		}

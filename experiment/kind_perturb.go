@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiment/store"
 )
@@ -46,10 +47,10 @@ func attackProblem(pb *Problem) *data.Problem {
 		NumClasses: g.NumClasses, Train: pb.Train, Val: pb.Val, Test: pb.Test}
 }
 
-// attackConfig is the attack.Config of a run's parameters (no victims).
-func attackConfig(env *Env, p store.Params) attack.Config {
+// attackConfig is the protocol.Config of a run's parameters (no victims).
+func attackConfig(env *Env, p store.Params) protocol.Config {
 	name, eps := pStr(p, "attack"), pFloat(p, "epsilon")
-	return attack.Config{
+	return protocol.Config{
 		Attack: name, Epsilons: []float64{eps}, Seed: uint64(pInt(p, "attack_seed")), Loss: pStr(p, "loss"),
 		Options: attack.Options{Epochs: pInt(p, "attack_epochs"), BlockSize: pInt(p, "block_size")},
 		Progress: func(stage string, done, total int) {
@@ -65,7 +66,7 @@ func runPerturb(ctx context.Context, env *Env, p store.Params) (*Output, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := attack.Run(ctx, attackConfig(env, p), attackProblem(pb))
+	res, err := protocol.Run(ctx, attackConfig(env, p), attackProblem(pb))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func runPerturb(ctx context.Context, env *Env, p store.Params) (*Output, error) 
 
 // budgetOutput stores the perturbed graph of res's only budget and returns
 // the attack's metrics.
-func budgetOutput(env *Env, res *attack.Result) (*Output, error) {
+func budgetOutput(env *Env, res *protocol.Result) (*Output, error) {
 	if len(res.Budgets) != 1 {
 		return nil, fmt.Errorf("attack %s: %d budgets, want 1", res.Attack, len(res.Budgets))
 	}

@@ -12,12 +12,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/model"
 )
 
 // attackReport is the JSON output of `rgnn attack`.
 type attackReport struct {
-	*attack.Result
+	*protocol.Result
 	Files        []string `json:"files,omitempty"`
 	TotalSeconds float64  `json:"total_seconds"`
 }
@@ -168,7 +169,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 			victims[i].Train = victimTrainer(c, p, vn, uint64(seed), "retrain", progress)
 		}
 	}
-	cfg := attack.Config{Attack: name, Epsilons: eps, Seed: uint64(seed), Loss: lossName,
+	cfg := protocol.Config{Attack: name, Epsilons: eps, Seed: uint64(seed), Loss: lossName,
 		Options: attack.Options{Epochs: epochs, BlockSize: block, Variant: variant, DegreeTest: degTest, Refine: refine}, Victims: victims, Progress: progress}
 	cfg.Adaptive, _ = f.GetBool("adaptive")
 	if cfg.Adaptive && len(victims) == 0 {
@@ -184,7 +185,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 		return err
 	}
 	var files []string
-	cfg.OnBudget = func(r *attack.Result, b attack.BudgetResult) error {
+	cfg.OnBudget = func(r *protocol.Result, b protocol.BudgetResult) error {
 		if out != "" {
 			path, err := r.SaveBudget(out, b)
 			if err != nil {
@@ -202,7 +203,7 @@ func runAttack(c *cobra.Command, _ []string) error {
 		}
 		return nil
 	}
-	res, err := attack.Run(context.Background(), cfg, prob)
+	res, err := protocol.Run(context.Background(), cfg, prob)
 	if progress != nil {
 		fmt.Fprint(progressWriter(), "\r\033[K")
 	}
@@ -302,8 +303,8 @@ func newProgress(quiet bool) func(stage string, done, total int) {
 // the reference protocol (victimTrainer). Soft Medoid/Median victims are labelled with their
 // temperature.
 func attackVictims(c *cobra.Command, p *problem, names, weights []string, seed int,
-	progress func(string, int, int)) ([]attack.Victim, error) {
-	var out []attack.Victim
+	progress func(string, int, int)) ([]protocol.Victim, error) {
+	var out []protocol.Victim
 	for i, vn := range names {
 		var m model.Model
 		var err error
@@ -317,7 +318,7 @@ func attackVictims(c *cobra.Command, p *problem, names, weights []string, seed i
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, attack.Victim{Name: victimLabel(c, vn), Model: m})
+		out = append(out, protocol.Victim{Name: victimLabel(c, vn), Model: m})
 	}
 	return out, nil
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/protocol"
 )
 
 // targetedReport is the JSON output of `rgnn attack --targets`.
 type targetedReport struct {
-	*attack.TargetedResult
+	*protocol.TargetedResult
 	Files        []string `json:"files,omitempty"`
 	TotalSeconds float64  `json:"total_seconds"`
 }
@@ -83,7 +84,7 @@ func readTargets(path string, n int) ([]int, error) {
 	if out == nil {
 		out = []int{}
 	}
-	if err := attack.CheckTargets(out, n); err != nil {
+	if err := protocol.CheckTargets(out, n); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
@@ -111,7 +112,7 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 	if tflag == "" {
 		return usagef("attack %s is targeted: give --targets auto|FILE", spec.Name)
 	}
-	var budget attack.TargetedBudget
+	var budget protocol.TargetedBudget
 	bflag, _ := f.GetString("budget")
 	switch {
 	case bflag != "" && f.Changed("epsilon"):
@@ -171,7 +172,7 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 	if len(victims) == 0 {
 		return usagef("a targeted attack needs at least one --victim")
 	}
-	cfg := attack.TargetedConfig{Attack: spec.Name, Targets: targets, Budget: budget, Seed: uint64(seed), Loss: lossName,
+	cfg := protocol.TargetedConfig{Attack: spec.Name, Targets: targets, Budget: budget, Seed: uint64(seed), Loss: lossName,
 		Options: attack.Options{Epochs: epochs, BlockSize: block, LRFactor: lrf, DegreeTest: degTest, Perturb: perturb}, Victims: victims, Progress: progress}
 	cfg.Direct, _ = f.GetBool("adaptive")
 	if cfg.Surrogate, err = surrogateFromFlag(c, p, seed); err != nil {
@@ -182,7 +183,7 @@ func runTargetedAttack(c *cobra.Command, spec attack.Spec) error {
 	if err != nil {
 		return err
 	}
-	res, err := attack.RunTargeted(context.Background(), cfg, prob)
+	res, err := protocol.RunTargeted(context.Background(), cfg, prob)
 	if progress != nil {
 		fmt.Fprint(progressWriter(), "\r\033[K")
 	}
@@ -261,7 +262,7 @@ func lossOrNone(s string) string {
 
 // targetedVictims builds the --victim models (attackVictims); a label given
 // twice is a usage error, since the per-target rows are keyed by it.
-func targetedVictims(c *cobra.Command, p *problem, seed int, progress func(string, int, int)) ([]attack.Victim, error) {
+func targetedVictims(c *cobra.Command, p *problem, seed int, progress func(string, int, int)) ([]protocol.Victim, error) {
 	f := c.Flags()
 	names := splitList(f, "victim")
 	weights := splitList(f, "weights")

@@ -1,15 +1,16 @@
-package attack
+package protocol
 
 import (
 	"context"
 	"fmt"
-	"github.com/rgnn/rgnn/data"
 
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/tensor"
 )
 
 // checkPoisoning reports victims a poisoning attack cannot retrain.
-func checkPoisoning(spec Spec, victims []Victim) error {
+func checkPoisoning(spec attack.Spec, victims []Victim) error {
 	if !spec.Poisoning {
 		return nil
 	}
@@ -24,7 +25,7 @@ func checkPoisoning(spec Spec, victims []Victim) error {
 // victimAccuracy is a victim's test accuracy on the perturbed graph adj:
 // evasion evaluates the trained model (preprocessing recomputed),
 // poisoning trains a fresh model from scratch on adj first.
-func victimAccuracy(ctx context.Context, spec Spec, v Victim, p *data.Problem, adj *tensor.CSR) (float64, error) {
+func victimAccuracy(ctx context.Context, spec attack.Spec, v Victim, p *data.Problem, adj *tensor.CSR) (float64, error) {
 	if !spec.Poisoning {
 		return EvaluateVictim(v.Model, p, adj)
 	}

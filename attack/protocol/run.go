@@ -1,4 +1,4 @@
-package attack
+package protocol
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/engine"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
@@ -28,7 +30,7 @@ type Config struct {
 	Epsilons []float64 // fractions of the undirected edges; budgets round(ε·m)
 	Seed     uint64    // attack randomness and surrogate training
 	Loss     string    // "" = the attack's default
-	Options  Options
+	Options  attack.Options
 	// Surrogate is the trained model "gcn" the transfer attack
 	// differentiates; nil: Run trains one on the clean graph with the
 	// reference surrogate protocol (patience 100).
@@ -36,7 +38,7 @@ type Config struct {
 	// Adaptive attacks Victims[0] itself instead of a surrogate.
 	Adaptive bool
 	Victims  []Victim
-	Registry *Registry // nil: Default()
+	Registry *attack.Registry // nil: attack.Default()
 	// Progress, if set, reports stage ("surrogate", "eps=0.1", ...) progress.
 	Progress func(stage string, done, total int)
 	// OnBudget, if set, is called with the result so far as soon as each
@@ -63,7 +65,7 @@ type BudgetResult struct {
 	// adaptive victim's) test accuracy on the perturbed graph.
 	AttackedAccuracy float64        `json:"attacked_model_accuracy"`
 	Victims          []VictimResult `json:"victims"`
-	Flips            []Flip         `json:"-"`
+	Flips            []attack.Flip  `json:"-"`
 	Adj              *tensor.CSR    `json:"-"`
 }
 
@@ -91,7 +93,7 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	spec, err := cfg.Registry.orDefault().lookup(cfg.Attack)
+	spec, err := lookup(cfg.Registry, cfg.Attack)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +118,7 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	}
 	res := &Result{Dataset: p.Name, Attack: spec.Name, Mode: "transfer", Loss: lossName, Seed: cfg.Seed,
 		Edges: p.Adj.Nnz() / 2}
-	env := &Env{Problem: p, Targets: p.Test, Loss: loss, Seed: cfg.Seed}
+	env := &attack.Env{Problem: p, Targets: p.Test, Loss: loss, Seed: cfg.Seed}
 	if err := checkPoisoning(spec, cfg.Victims); err != nil {
 		return nil, err
 	}
@@ -145,7 +147,7 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 			}
 			res.AttackedModel = "surrogate " + attacked.Name()
 		}
-		if env.Engine, err = NewEngine(attacked, p, spec.DenseGradient); err != nil {
+		if env.Engine, err = engine.New(attacked, p, spec.DenseGradient); err != nil {
 			return nil, err
 		}
 		ev, err := env.Engine.Evaluate(p.Adj, loss, p.Test, p.Labels, false)
@@ -161,9 +163,9 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 		}
 		res.Clean = append(res.Clean, VictimResult{Name: v.Name, Accuracy: acc})
 	}
-	var prev []Flip
+	var prev []attack.Flip
 	for _, eps := range cfg.Epsilons {
-		budget := Budget(eps, res.Edges)
+		budget := attack.Budget(eps, res.Edges)
 		env.Progress = progress("eps=" + strconv.FormatFloat(eps, 'g', -1, 64))
 		start := time.Now()
 		from := prev
@@ -175,16 +177,16 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 			return nil, fmt.Errorf("%s ε=%v: %w", spec.Name, eps, err)
 		}
 		secs := time.Since(start).Seconds()
-		if err := CheckFlips(flips, p.Adj.Rows, budget); err != nil {
+		if err := attack.CheckFlips(flips, p.Adj.Rows, budget); err != nil {
 			return nil, fmt.Errorf("%s ε=%v: %w", spec.Name, eps, err)
 		}
 		prev = flips
-		adj, err := ApplyFlips(p.Adj, flips)
+		adj, err := attack.ApplyFlips(p.Adj, flips)
 		if err != nil {
 			return nil, err
 		}
 		br := BudgetResult{Epsilon: eps, Budget: budget, NumFlips: len(flips), Seconds: secs, Flips: flips, Adj: adj}
-		br.Added, br.Removed = CountFlips(p.Adj, flips)
+		br.Added, br.Removed = attack.CountFlips(p.Adj, flips)
 		if env.Engine != nil {
 			ev, err := env.Engine.Evaluate(adj, loss, p.Test, p.Labels, false)
 			if err != nil {
@@ -220,23 +222,6 @@ func EvaluateVictim(m model.Model, p *data.Problem, adj *tensor.CSR) (float64, e
 		return 0, err
 	}
 	return train.Accuracy(logits, p.Labels, p.Test), nil
-}
-
-// NewEngine returns the gradient engine of an attacked model: the analytic
-// GCNEngine for "gcn", the GDCEngine for models with GDC preprocessing,
-// otherwise the autograd TapeEngine (the last two cannot provide all-pairs
-// gradients).
-func NewEngine(m model.Model, p *data.Problem, dense bool) (Engine, error) {
-	if m.Name() == "gcn" {
-		return NewGCNEngine(m, p.Features)
-	}
-	if dense {
-		return nil, fmt.Errorf("attack: all-pairs gradients are only available for a gcn (got %s)", m.Name())
-	}
-	if _, ok := model.GDCParams(m); ok {
-		return NewGDCEngine(m, p)
-	}
-	return NewTapeEngine(m, p)
 }
 
 // TrainSurrogate trains the transfer surrogate: a GCN (64 hidden, dropout
@@ -299,13 +284,33 @@ func stageProgress(f func(stage string, done, total int)) func(string) func(int,
 
 // specLoss resolves the loss of an attack: name, else the spec's default;
 // "" (no default) means the attack uses none.
-func specLoss(spec Spec, name string) (string, Loss, error) {
+func specLoss(spec attack.Spec, name string) (string, attack.Loss, error) {
 	if name == "" {
 		name = spec.DefaultLoss
 	}
 	if name == "" {
 		return "", nil, nil
 	}
-	loss, err := LossByName(name)
+	loss, err := attack.LossByName(name)
 	return name, loss, err
+}
+
+// registry returns r, or attack.Default() for a nil r (a config without a
+// registry).
+func registry(r *attack.Registry) *attack.Registry {
+	if r == nil {
+		return attack.Default()
+	}
+	return r
+}
+
+// lookup finds an attack in r (nil: the default registry) with an error
+// naming the unknown attack and the known ones.
+func lookup(r *attack.Registry, name string) (attack.Spec, error) {
+	r = registry(r)
+	s, ok := r.Lookup(name)
+	if !ok {
+		return attack.Spec{}, fmt.Errorf("unknown attack %q (known: %v)", name, r.Names())
+	}
+	return s, nil
 }

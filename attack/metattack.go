@@ -3,10 +3,10 @@ package attack
 import (
 	"context"
 	"fmt"
-	"github.com/rgnn/rgnn/data"
 	"slices"
 
 	"github.com/rgnn/rgnn/attack/metattack"
+	"github.com/rgnn/rgnn/data"
 )
 
 var metattackSpec = Spec{
