@@ -300,7 +300,7 @@ func TestGDCEngineRefuses(t *testing.T) {
 		p    *data.Problem
 		want string
 	}{
-		{"sm_gcn", model.Options{}, p, "no engine.GDC"},
+		{"sm_gcn", model.Options{}, p, "no GDC"},
 		{"gdc", model.Options{PPREps: 1e-4}, p, "exact diffusion"},
 		{"gdc", model.Options{}, &data.Problem{Adj: &tensor.CSR{Rows: engine.MaxGDCNodes + 1, Cols: engine.MaxGDCNodes + 1,
 			Indptr: make([]int, engine.MaxGDCNodes+2)}}, "exceed the limit"},
