@@ -360,14 +360,14 @@ func (s *surrogate) unrolled(o Options) {
 			v2[i] = -o.LR*wb2[i] + c2[i]
 		}
 		// VJP of g(W1, W2, Â) = (gW1, gW2) with cotangent (v1, v2).
-		f, tg := fs[t], tgs[t]                        // intermediates kept from the forward training
-		fb := s.spmm64(s.p.Features, s.ws.xv, v1, s.h)       // F̄ = X·Ṽ1
-		q := s.mul(fb, w2, s.n, s.h, s.c)             // F̄·W2: Ā += (F̄W2)·dOᵀ·Â
-		dhb := s.spmmA(fb, s.h)                       // dH̄ = Â·F̄
-		eb := s.mul(dhb, w2, s.n, s.h, s.c)           // Ē = dH̄·W2
-		addTo(wb2, s.mulAT(dhb, tg.e, s.n, s.h, s.c)) // W̄2 += dH̄ᵀ·E
-		hb := s.mulBT(tg.e, v2, s.n, s.c, s.h)        // H̄ = E·Ṽ2ᵀ
-		addTo(eb, s.mul(f.hh, v2, s.n, s.h, s.c))     // Ē += H·Ṽ2
+		f, tg := fs[t], tgs[t]                         // intermediates kept from the forward training
+		fb := s.spmm64(s.p.Features, s.ws.xv, v1, s.h) // F̄ = X·Ṽ1
+		q := s.mul(fb, w2, s.n, s.h, s.c)              // F̄·W2: Ā += (F̄W2)·dOᵀ·Â
+		dhb := s.spmmA(fb, s.h)                        // dH̄ = Â·F̄
+		eb := s.mul(dhb, w2, s.n, s.h, s.c)            // Ē = dH̄·W2
+		addTo(wb2, s.mulAT(dhb, tg.e, s.n, s.h, s.c))  // W̄2 += dH̄ᵀ·E
+		hb := s.mulBT(tg.e, v2, s.n, s.c, s.h)         // H̄ = E·Ṽ2ᵀ
+		addTo(eb, s.mul(f.hh, v2, s.n, s.h, s.c))      // Ē += H·Ṽ2
 		// Ā(:, T) += Ē·dO[T]ᵀ, kT += (F̄W2)·dO[T]ᵀ: stacked, one GEMM at the end.
 		s.lr.recordT(s, eb, q, tg.dO, t)
 		dob := s.spmmA(eb, s.c) // dŌ = Â·Ē
