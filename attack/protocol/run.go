@@ -3,7 +3,6 @@ package protocol
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -12,17 +11,7 @@ import (
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
-	"github.com/rgnn/rgnn/train"
 )
-
-// Victim is a trained model evaluated on the clean and perturbed graphs.
-type Victim struct {
-	Name  string // label in the results (e.g. "sm_gdc_T0.5")
-	Model model.Model
-	// Train trains a fresh copy of the victim from scratch on adj (same
-	// protocol and seed as Model); needed by poisoning attacks.
-	Train func(ctx context.Context, adj *tensor.CSR) (model.Model, error)
-}
 
 // Config configures Run.
 type Config struct {
@@ -97,15 +86,8 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range cfg.Epsilons {
-		if !(e >= 0 && e <= 1) {
-			return nil, fmt.Errorf("attack: epsilon %v outside [0, 1]", e)
-		}
-	}
-	for i := 1; i < len(cfg.Epsilons); i++ {
-		if spec.Incremental && cfg.Epsilons[i] < cfg.Epsilons[i-1] {
-			return nil, fmt.Errorf("attack %s is incremental: epsilons must increase, got %v", spec.Name, cfg.Epsilons)
-		}
+	if err := checkEpsilons(spec, cfg.Epsilons); err != nil {
+		return nil, err
 	}
 	progress := stageProgress(cfg.Progress)
 	a, err := spec.New(cfg.Options)
@@ -122,39 +104,8 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	if err := checkPoisoning(spec, cfg.Victims); err != nil {
 		return nil, err
 	}
-	if spec.Poisoning {
-		// The attack differentiates its own linear surrogates; there is
-		// no attacked model accuracy to report.
-		res.Mode, res.AttackedModel = "poisoning", "own surrogate"
-	} else if !spec.Gradient {
-		res.Mode, res.AttackedModel = "model-free", "none"
-	} else {
-		var attacked model.Model
-		if cfg.Adaptive {
-			if len(cfg.Victims) == 0 {
-				return nil, fmt.Errorf("attack: adaptive mode needs a victim")
-			}
-			res.Mode, attacked = "adaptive", cfg.Victims[0].Model
-			res.AttackedModel = cfg.Victims[0].Name
-		} else {
-			attacked = cfg.Surrogate
-			if attacked == nil {
-				start := time.Now()
-				if attacked, err = TrainSurrogate(ctx, p, cfg.Seed, progress("surrogate")); err != nil {
-					return nil, err
-				}
-				res.SurrogateSeconds = time.Since(start).Seconds()
-			}
-			res.AttackedModel = "surrogate " + attacked.Name()
-		}
-		if env.Engine, err = engine.New(attacked, p, spec.DenseGradient); err != nil {
-			return nil, err
-		}
-		ev, err := env.Engine.Evaluate(p.Adj, loss, p.Test, p.Labels, false)
-		if err != nil {
-			return nil, err
-		}
-		res.AttackedClean = ev.Accuracy
+	if err := attackedModel(ctx, cfg, spec, p, res, env, progress); err != nil {
+		return nil, err
 	}
 	for _, v := range cfg.Victims {
 		acc, err := EvaluateVictim(v.Model, p, p.Adj)
@@ -165,42 +116,16 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	}
 	var prev []attack.Flip
 	for _, eps := range cfg.Epsilons {
-		budget := attack.Budget(eps, res.Edges)
-		env.Progress = progress("eps=" + strconv.FormatFloat(eps, 'g', -1, 64))
-		start := time.Now()
 		from := prev
 		if !spec.Incremental {
 			from = nil
 		}
-		flips, err := a.Perturb(ctx, env, from, budget)
-		if err != nil {
-			return nil, fmt.Errorf("%s ε=%v: %w", spec.Name, eps, err)
-		}
-		secs := time.Since(start).Seconds()
-		if err := attack.CheckFlips(flips, p.Adj.Rows, budget); err != nil {
-			return nil, fmt.Errorf("%s ε=%v: %w", spec.Name, eps, err)
-		}
-		prev = flips
-		adj, err := attack.ApplyFlips(p.Adj, flips)
+		env.Progress = progress("eps=" + strconv.FormatFloat(eps, 'g', -1, 64))
+		br, err := runBudget(ctx, cfg, spec, a, env, from, eps, res.Edges)
 		if err != nil {
 			return nil, err
 		}
-		br := BudgetResult{Epsilon: eps, Budget: budget, NumFlips: len(flips), Seconds: secs, Flips: flips, Adj: adj}
-		br.Added, br.Removed = attack.CountFlips(p.Adj, flips)
-		if env.Engine != nil {
-			ev, err := env.Engine.Evaluate(adj, loss, p.Test, p.Labels, false)
-			if err != nil {
-				return nil, err
-			}
-			br.AttackedAccuracy = ev.Accuracy
-		}
-		for _, v := range cfg.Victims {
-			acc, err := victimAccuracy(ctx, spec, v, p, adj)
-			if err != nil {
-				return nil, fmt.Errorf("victim %s at ε=%v: %w", v.Name, eps, err)
-			}
-			br.Victims = append(br.Victims, VictimResult{Name: v.Name, Accuracy: acc})
-		}
+		prev = br.Flips
 		res.Budgets = append(res.Budgets, br)
 		if cfg.OnBudget != nil {
 			if err := cfg.OnBudget(res, br); err != nil {
@@ -211,64 +136,106 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	return res, nil
 }
 
-// EvaluateVictim returns m's test accuracy on adj (preprocessing recomputed).
-func EvaluateVictim(m model.Model, p *data.Problem, adj *tensor.CSR) (float64, error) {
-	g, err := m.Preprocess(adj, p.Features)
-	if err != nil {
-		return 0, err
-	}
-	logits := train.Predict(m, g, p.X)
-	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
-		return 0, err
-	}
-	return train.Accuracy(logits, p.Labels, p.Test), nil
-}
-
-// TrainSurrogate trains the transfer surrogate: a GCN (64 hidden, dropout
-// 0.5) with Adam lr 1e-2, weight decay 1e-3, patience 100 on the clean graph.
-func TrainSurrogate(ctx context.Context, p *data.Problem, seed uint64, progress func(done, total int)) (model.Model, error) {
-	m, err := model.Default(nil).New("gcn", p.Features.Cols, p.NumClasses, model.Options{Seed: seed})
-	if err != nil {
-		return nil, err
-	}
-	g, err := m.Preprocess(p.Adj, p.Features)
-	if err != nil {
-		return nil, err
-	}
-	cfg := train.Config{Patience: 100, Seed: seed}
-	if progress != nil {
-		cfg.Progress = func(epoch int, _, _ float64) { progress(epoch+1, 3000) }
-	}
-	if _, err := train.Fit(ctx, m, g, p, cfg); err != nil {
-		return nil, fmt.Errorf("surrogate: %w", err)
-	}
-	return m, nil
-}
-
-// FileName is the reference-style name of a perturbed graph.
-func FileName(dataset, attack string, seed uint64, eps float64) string {
-	return fmt.Sprintf("%s_%s_s%d_eps%s.npz", dataset, attack, seed, strconv.FormatFloat(eps, 'g', -1, 64))
-}
-
-// Save writes every perturbed graph of res into dir in the reference attack
-// format and returns the paths.
-func (res *Result) Save(dir string) ([]string, error) {
-	var paths []string
-	for _, b := range res.Budgets {
-		path, err := res.SaveBudget(dir, b)
-		if err != nil {
-			return paths, err
+// checkEpsilons checks that every ε is a fraction, increasing for an
+// incremental attack.
+func checkEpsilons(spec attack.Spec, eps []float64) error {
+	for _, e := range eps {
+		if !(e >= 0 && e <= 1) {
+			return fmt.Errorf("attack: epsilon %v outside [0, 1]", e)
 		}
-		paths = append(paths, path)
 	}
-	return paths, nil
+	for i := 1; i < len(eps); i++ {
+		if spec.Incremental && eps[i] < eps[i-1] {
+			return fmt.Errorf("attack %s is incremental: epsilons must increase, got %v", spec.Name, eps)
+		}
+	}
+	return nil
 }
 
-// SaveBudget writes b's perturbed graph into dir (as Save) and returns the
-// path.
-func (res *Result) SaveBudget(dir string, b BudgetResult) (string, error) {
-	path := filepath.Join(dir, FileName(res.Dataset, res.Attack, res.Seed, b.Epsilon))
-	return path, data.SavePerturbedAdj(path, b.Adj)
+// attackedModel sets the mode and the attacked model of res and, for a
+// gradient attack, env's engine (of the first victim when adaptive, else of
+// the transfer surrogate, trained here if cfg has none) and the attacked
+// model's clean accuracy.
+func attackedModel(ctx context.Context, cfg Config, spec attack.Spec, p *data.Problem, res *Result, env *attack.Env,
+	progress func(string) func(int, int)) error {
+	switch {
+	case spec.Poisoning:
+		// The attack differentiates its own linear surrogates; there is
+		// no attacked model accuracy to report.
+		res.Mode, res.AttackedModel = "poisoning", "own surrogate"
+		return nil
+	case !spec.Gradient:
+		res.Mode, res.AttackedModel = "model-free", "none"
+		return nil
+	}
+	var attacked model.Model
+	if cfg.Adaptive {
+		if len(cfg.Victims) == 0 {
+			return fmt.Errorf("attack: adaptive mode needs a victim")
+		}
+		res.Mode, attacked = "adaptive", cfg.Victims[0].Model
+		res.AttackedModel = cfg.Victims[0].Name
+	} else {
+		attacked = cfg.Surrogate
+		if attacked == nil {
+			start := time.Now()
+			var err error
+			if attacked, err = TrainSurrogate(ctx, p, cfg.Seed, progress("surrogate")); err != nil {
+				return err
+			}
+			res.SurrogateSeconds = time.Since(start).Seconds()
+		}
+		res.AttackedModel = "surrogate " + attacked.Name()
+	}
+	var err error
+	if env.Engine, err = engine.New(attacked, p, spec.DenseGradient); err != nil {
+		return err
+	}
+	ev, err := env.Engine.Evaluate(p.Adj, env.Loss, p.Test, p.Labels, false)
+	if err != nil {
+		return err
+	}
+	res.AttackedClean = ev.Accuracy
+	return nil
+}
+
+// runBudget perturbs the graph for one ε (budget round(ε·edges), extending
+// prev for incremental attacks) and evaluates the attacked model and every
+// victim on it.
+func runBudget(ctx context.Context, cfg Config, spec attack.Spec, a attack.Attack, env *attack.Env, prev []attack.Flip,
+	eps float64, edges int) (BudgetResult, error) {
+	p := env.Problem
+	budget := attack.Budget(eps, edges)
+	start := time.Now()
+	flips, err := a.Perturb(ctx, env, prev, budget)
+	if err != nil {
+		return BudgetResult{}, fmt.Errorf("%s ε=%v: %w", spec.Name, eps, err)
+	}
+	secs := time.Since(start).Seconds()
+	if err := attack.CheckFlips(flips, p.Adj.Rows, budget); err != nil {
+		return BudgetResult{}, fmt.Errorf("%s ε=%v: %w", spec.Name, eps, err)
+	}
+	adj, err := attack.ApplyFlips(p.Adj, flips)
+	if err != nil {
+		return BudgetResult{}, err
+	}
+	br := BudgetResult{Epsilon: eps, Budget: budget, NumFlips: len(flips), Seconds: secs, Flips: flips, Adj: adj}
+	br.Added, br.Removed = attack.CountFlips(p.Adj, flips)
+	if env.Engine != nil {
+		ev, err := env.Engine.Evaluate(adj, env.Loss, p.Test, p.Labels, false)
+		if err != nil {
+			return BudgetResult{}, err
+		}
+		br.AttackedAccuracy = ev.Accuracy
+	}
+	for _, v := range cfg.Victims {
+		acc, err := victimAccuracy(ctx, spec, v, p, adj)
+		if err != nil {
+			return BudgetResult{}, fmt.Errorf("victim %s at ε=%v: %w", v.Name, eps, err)
+		}
+		br.Victims = append(br.Victims, VictimResult{Name: v.Name, Accuracy: acc})
+	}
+	return br, nil
 }
 
 // stageProgress adapts a per-stage progress callback (nil: none) to the
