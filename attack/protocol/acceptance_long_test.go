@@ -45,7 +45,7 @@ type acceptRow struct {
 // "1"), RGNN_ATTACK_OUT names a JSON file for the rows. The bounds are
 // checked on the means when all three seeds ran.
 //
-//	GOEXPERIMENT=simd go test -tags long -run TestAcceptance -timeout 6h -v ./attack
+//	GOEXPERIMENT=simd go test -tags long -run TestAcceptance -timeout 6h -v ./attack/protocol
 func TestAcceptance(t *testing.T) {
 	only := map[string]bool{}
 	for _, a := range strings.Split(os.Getenv("RGNN_ATTACKS"), ",") {
