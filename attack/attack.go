@@ -78,3 +78,11 @@ func degreeTest(s string) (repo bool, cutoff float64, err error) {
 	}
 	return false, 0, fmt.Errorf("unknown degree test %q (paper, repo, off)", s)
 }
+
+// override sets *dst to v if v is set (positive): an Options field that
+// replaces an attack's default.
+func override[T int | float64](dst *T, v T) {
+	if v > 0 {
+		*dst = v
+	}
+}

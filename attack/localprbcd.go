@@ -49,18 +49,10 @@ func newLocalPRBCD(o Options) (*LocalPRBCD, error) {
 		a.Epochs = o.Epochs
 		a.FineTune = min(a.FineTune, max(1, o.Epochs/5))
 	}
-	if o.FineTuneEpochs > 0 {
-		a.FineTune = o.FineTuneEpochs
-	}
-	if o.BlockSize > 0 {
-		a.BlockSize = o.BlockSize
-	}
-	if o.LRFactor > 0 {
-		a.LRFactor = o.LRFactor
-	}
-	if o.Samples > 0 {
-		a.Samples = o.Samples
-	}
+	override(&a.FineTune, o.FineTuneEpochs)
+	override(&a.BlockSize, o.BlockSize)
+	override(&a.LRFactor, o.LRFactor)
+	override(&a.Samples, o.Samples)
 	return a, nil
 }
 

@@ -16,7 +16,7 @@ func TestPairGraderScanPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Evaluate(p.Adj, mustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
+	if _, err := e.Evaluate(p.Adj, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
 		t.Fatal(err)
 	}
 	pairs := attack.RandomBlock(p.Adj, 1, 200)
@@ -32,14 +32,4 @@ func TestPairGraderScanPath(t *testing.T) {
 			t.Fatalf("pair %v: scan %v, PairGrad %v", pairs[i], got[i], want[i])
 		}
 	}
-}
-
-// mustLoss returns a loss by name.
-func mustLoss(t testing.TB, name string) attack.Loss {
-	t.Helper()
-	l, err := attack.LossByName(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }

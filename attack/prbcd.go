@@ -39,18 +39,10 @@ func newPRBCD(o Options) (*PRBCD, error) {
 		a.Epochs = o.Epochs
 		a.FineTune = min(a.FineTune, o.Epochs/5)
 	}
-	if o.FineTuneEpochs > 0 {
-		a.FineTune = o.FineTuneEpochs
-	}
-	if o.BlockSize > 0 {
-		a.BlockSize = o.BlockSize
-	}
-	if o.LRFactor > 0 {
-		a.LRFactor = o.LRFactor
-	}
-	if o.Samples > 0 {
-		a.Samples = o.Samples
-	}
+	override(&a.FineTune, o.FineTuneEpochs)
+	override(&a.BlockSize, o.BlockSize)
+	override(&a.LRFactor, o.LRFactor)
+	override(&a.Samples, o.Samples)
 	if a.FineTune >= a.Epochs {
 		return nil, fmt.Errorf("prbcd: %d fine-tuning epochs of %d", a.FineTune, a.Epochs)
 	}

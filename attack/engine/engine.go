@@ -17,12 +17,10 @@ package engine
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
-	"github.com/rgnn/rgnn/tensor"
 )
 
 // New returns the gradient engine of an attacked model: the analytic GCN
@@ -40,18 +38,4 @@ func New(m model.Model, p *data.Problem, dense bool) (attack.Engine, error) {
 		return NewGDC(m, p)
 	}
 	return NewTape(m, p)
-}
-
-// accuracy is the fraction of idx whose argmax equals the label.
-func accuracy(logits *tensor.Dense, idx []int, labels []int32) float64 {
-	if len(idx) == 0 {
-		return math.NaN()
-	}
-	c := 0
-	for _, i := range idx {
-		if logits.ArgmaxRow(i) == int(labels[i]) {
-			c++
-		}
-	}
-	return float64(c) / float64(len(idx))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
 )
 
 // GCN is the analytic gradient of a trained 2-layer GCN (model "gcn":
@@ -127,7 +128,7 @@ func (e *GCN) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []
 	if err := e.z.CheckFinite("surrogate logits"); err != nil {
 		return attack.Eval{}, err
 	}
-	ev := attack.Eval{Loss: loss(e.z, targets, labels, e.gz), Accuracy: accuracy(e.z, targets, labels)}
+	ev := attack.Eval{Loss: loss(e.z, targets, labels, e.gz), Accuracy: train.Accuracy(e.z, labels, targets)}
 	if !grad {
 		return ev, nil
 	}

@@ -24,7 +24,7 @@ func TestGCNEngineMatchesModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Evaluate(w, mustLoss(t, "ce"), p.Test, p.Labels, false); err != nil {
+	if _, err := e.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false); err != nil {
 		t.Fatal(err)
 	}
 	g, err := m.Preprocess(w, p.Features)
@@ -93,14 +93,4 @@ func TestGCNEnginePairGradFD(t *testing.T) {
 			}
 		}
 	}
-}
-
-// mustLoss returns a loss by name.
-func mustLoss(t testing.TB, name string) attack.Loss {
-	t.Helper()
-	l, err := attack.LossByName(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }

@@ -85,7 +85,7 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.Evaluate(w, mustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
+			if _, err := e.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
 				t.Fatal(err)
 			}
 			g := make([]float32, len(pairs))
@@ -114,7 +114,7 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					ev, err := e.Evaluate(wd, mustLoss(t, "ce"), p.Test, p.Labels, false)
+					ev, err := e.Evaluate(wd, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -136,7 +136,7 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 						skipped++
 						continue
 					}
-					l0, _ := e.Evaluate(w, mustLoss(t, "ce"), p.Test, p.Labels, false)
+					l0, _ := e.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 					fd = (4*lp - 3*l0.Loss - l2) / (2 * h)
 				}
 				checked++
@@ -173,7 +173,7 @@ func TestGDCEngineForwardAndDeterminism(t *testing.T) {
 		t.Fatalf("NewEngine gave %T for sm_gdc", eng)
 	}
 	for _, a := range []*tensor.CSR{p.Adj} {
-		ev, err := eng.Evaluate(a, mustLoss(t, "ce"), p.Test, p.Labels, false)
+		ev, err := eng.Evaluate(a, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestGDCEngineForwardAndDeterminism(t *testing.T) {
 		}
 		logits := train.Predict(m, g, p.X)
 		gl := tensor.NewDense(logits.Rows, logits.Cols)
-		if l := mustLoss(t, "ce")(logits, p.Test, p.Labels, gl); l != ev.Loss {
+		if l := attacktest.MustLoss(t, "ce")(logits, p.Test, p.Labels, gl); l != ev.Loss {
 			t.Fatalf("engine loss %v, model %v", ev.Loss, l)
 		}
 		if acc := train.Accuracy(logits, p.Labels, p.Test); acc != ev.Accuracy {
@@ -198,7 +198,7 @@ func TestGDCEngineForwardAndDeterminism(t *testing.T) {
 		for i := range w.Values {
 			w.Values[i] *= 0.9
 		}
-		if _, err := e.Evaluate(w, mustLoss(t, "tanh_margin"), p.Test, p.Labels, true); err != nil {
+		if _, err := e.Evaluate(w, attacktest.MustLoss(t, "tanh_margin"), p.Test, p.Labels, true); err != nil {
 			t.Fatal(err)
 		}
 		out := make([]float32, len(pairs))
@@ -244,7 +244,7 @@ func BenchmarkGDCEngineCora(b *testing.B) {
 		pairs[i] = attack.Flip{U: int32(min(u, v)), V: int32(max(u, v))}
 	}
 	out := make([]float32, len(pairs))
-	loss := mustLoss(b, "tanh_margin")
+	loss := attacktest.MustLoss(b, "tanh_margin")
 	for b.Loop() {
 		if _, err := e.Evaluate(p.Adj, loss, p.Test, p.Labels, true); err != nil {
 			b.Fatal(err)
@@ -268,7 +268,7 @@ func TestGDCEngineCoraMatchesVictim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := e.Evaluate(p.Adj, mustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
+	ev, err := e.Evaluate(p.Adj, attacktest.MustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
 	if err != nil {
 		t.Fatal(err)
 	}

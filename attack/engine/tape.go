@@ -9,6 +9,7 @@ import (
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
 )
 
 // Tape differentiates any model whose preprocessing is gcn_norm
@@ -77,7 +78,7 @@ func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss attack.
 		return attack.Eval{}, nil, err
 	}
 	gl := tensor.NewDense(logits.Value.Rows, logits.Value.Cols)
-	ev := attack.Eval{Loss: loss(logits.Value, targets, labels, gl), Accuracy: accuracy(logits.Value, targets, labels)}
+	ev := attack.Eval{Loss: loss(logits.Value, targets, labels, gl), Accuracy: train.Accuracy(logits.Value, labels, targets)}
 	if !grad {
 		return ev, nil, nil
 	}

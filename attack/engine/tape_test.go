@@ -32,11 +32,11 @@ func TestTapeEngineMatchesGCNEngine(t *testing.T) {
 	}
 	w, _ := attack.Perturbed(p.Adj, pairs, q, -1)
 	a, b := make([]float32, len(pairs)), make([]float32, len(pairs))
-	e1, err := ge.Evaluate(w, mustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
+	e1, err := ge.Evaluate(w, attacktest.MustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e2, err := te.Evaluate(w, mustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
+	e2, err := te.Evaluate(w, attacktest.MustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestTapeEngineSoftMedoid(t *testing.T) {
 		q[i] = 0.2 + 0.6*rng.Float32()
 	}
 	w, _ := attack.Perturbed(p.Adj, pairs, q, -1)
-	if _, err := te.Evaluate(w, mustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
+	if _, err := te.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
 		t.Fatal(err)
 	}
 	g := make([]float32, len(pairs))
@@ -90,7 +90,7 @@ func TestTapeEngineSoftMedoid(t *testing.T) {
 			qq := append([]float32(nil), q...)
 			qq[i] += d * attacktest.EdgeSign(p.Adj, pairs[i])
 			w, _ := attack.Perturbed(p.Adj, pairs, qq, -1)
-			ev, err := te.Evaluate(w, mustLoss(t, "ce"), p.Test, p.Labels, false)
+			ev, err := te.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 			if err != nil {
 				t.Fatal(err)
 			}

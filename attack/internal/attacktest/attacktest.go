@@ -96,6 +96,16 @@ func AllPairs(n int) []attack.Flip {
 	return out
 }
 
+// MustLoss returns a loss by name.
+func MustLoss(t testing.TB, name string) attack.Loss {
+	t.Helper()
+	l, err := attack.LossByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // RNG is the random source the attacks draw for a seed and a stream.
 func RNG(seed, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0xa77ac4^stream))
