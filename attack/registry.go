@@ -17,14 +17,15 @@ type Spec struct {
 	// DenseGradient reports whether the Engine must provide all-pairs
 	// gradients (DenseEngine).
 	DenseGradient bool
-	// Poisoning attacks perturb the training graph: Run retrains every
-	// victim from scratch on each perturbed graph (Victim.Train).
+	// Poisoning attacks perturb the training graph: protocol.Run retrains
+	// every victim from scratch on each perturbed graph (Victim.Train).
 	Poisoning bool
 	// DefaultLoss is the loss used when the configuration names none.
 	DefaultLoss string
 	New         func(o Options) (Attack, error)
-	// Targeted attacks perturb the graph around single nodes (RunTargeted);
-	// NewTargeted constructs them and New returns an error.
+	// Targeted attacks perturb the graph around single nodes
+	// (protocol.RunTargeted); NewTargeted constructs them and New returns
+	// an error.
 	Targeted    bool
 	NewTargeted func(o Options) (TargetedAttack, error)
 }

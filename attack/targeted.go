@@ -39,6 +39,6 @@ type TargetedAttack interface {
 // errTargeted is the global constructor of a targeted attack.
 func errTargeted(name string) func(Options) (Attack, error) {
 	return func(Options) (Attack, error) {
-		return nil, fmt.Errorf("attack %s is targeted: run it on target nodes (RunTargeted, rgnn attack --targets)", name)
+		return nil, fmt.Errorf("attack %s is targeted: run it on target nodes (protocol.RunTargeted, rgnn attack --targets)", name)
 	}
 }

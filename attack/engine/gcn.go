@@ -90,6 +90,26 @@ func (e *GCN) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []
 		return attack.Eval{}, fmt.Errorf("attack: graph %d×%d for a surrogate of %d nodes", w.Rows, w.Cols, e.n)
 	}
 	e.w, e.ready = w, false
+	e.normalize(w)
+	e.forward()
+	if err := e.z.CheckFinite("surrogate logits"); err != nil {
+		return attack.Eval{}, err
+	}
+	ev := attack.Eval{Loss: loss(e.z, targets, labels, e.gz), Accuracy: train.Accuracy(e.z, labels, targets)}
+	if !grad {
+		return ev, nil
+	}
+	e.backward()
+	e.pack()
+	e.degreeTerms(w)
+	e.ready = true
+	return ev, nil
+}
+
+// normalize computes the degrees d = 1 + row sums of w and the values of
+// Â = D^{-1/2}(W+I)D^{-1/2} on w's structure (the diagonal is applied in
+// propagate).
+func (e *GCN) normalize(w *tensor.CSR) {
 	for i := 0; i < e.n; i++ {
 		d := 1.0
 		for k := w.Indptr[i]; k < w.Indptr[i+1]; k++ {
@@ -107,7 +127,11 @@ func (e *GCN) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []
 			e.ahat[k] = e.dinv[i] * w.Values[k] * e.dinv[w.Indices[k]]
 		}
 	}
-	// forward
+}
+
+// forward computes U = Â·Q + b1, P = relu(U)·W2 and the logits
+// Z = Â·P + b2.
+func (e *GCN) forward() {
 	e.propagate(e.u, e.q)
 	hid := tensor.NewDense(e.n, e.h)
 	for i := 0; i < e.n; i++ {
@@ -125,14 +149,11 @@ func (e *GCN) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []
 			zr[j] += e.b2[j]
 		}
 	}
-	if err := e.z.CheckFinite("surrogate logits"); err != nil {
-		return attack.Eval{}, err
-	}
-	ev := attack.Eval{Loss: loss(e.z, targets, labels, e.gz), Accuracy: train.Accuracy(e.z, labels, targets)}
-	if !grad {
-		return ev, nil
-	}
-	// backward to M', N'
+}
+
+// backward propagates G_Z (in gz) to the first layer's pre-activation and
+// forms the scaled factors M' = D^{-1/2}[G_Z, G_U] and N' = D^{-1/2}[P, Q].
+func (e *GCN) backward() {
 	e.propagate(e.gp, e.gz)
 	tensor.MatMulBT(e.gu, e.gp, e.w2, false)
 	r := e.c + e.h
@@ -158,7 +179,11 @@ func (e *GCN) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []
 			nr[e.c+j] = s * v
 		}
 	}
-	e.pack()
+}
+
+// degreeTerms computes γ_i = −½ d_i^{-1} (K_i·L_i + Σ_j w_ij K_i·L_j), the
+// normalisation's share of every pair gradient.
+func (e *GCN) degreeTerms(w *tensor.CSR) {
 	r2 := e.r2
 	tensor.Parallel(e.n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -173,8 +198,6 @@ func (e *GCN) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []
 			e.gamma[i] = float32(-0.5 / e.deg[i] * acc)
 		}
 	})
-	e.ready = true
-	return ev, nil
 }
 
 // pack lays out K = [M', N'] and L = [N', M'] row-major with rows padded
