@@ -55,6 +55,28 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	if budget == 0 {
 		return nil, nil
 	}
+	pg := newPairGrader(env.Engine, env.Problem.Adj.Rows, numPairs(env.Problem.Adj.Rows))
+	best, err := a.search(ctx, env, pg, budget)
+	if err != nil {
+		return nil, err
+	}
+	flips, _, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
+	if err != nil || !env.Engine.AnyPair() {
+		return flips, err
+	}
+	if len(flips) < budget {
+		if flips, err = fillBudget(env, pg, best.pairs, best.sign, flips, budget); err != nil {
+			return nil, err
+		}
+	}
+	return refineSwaps(ctx, env, pg, best.pairs, best.sign, flips, a.Refine)
+}
+
+// search runs the Epochs epochs of projected randomized block coordinate
+// descent (the block resampled for the first Epochs − FineTune, then the
+// best block fine-tuned) and returns the block whose relaxed weights gave
+// the attacked model the lowest target accuracy.
+func (a *PRBCD) search(ctx context.Context, env *Env, pg *pairGrader, budget int) (*block, error) {
 	adj := env.Problem.Adj
 	n := adj.Rows
 	np := numPairs(n)
@@ -68,7 +90,6 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	}
 	b := newBlock(adj)
 	b.draw(rng, size, budget)
-	pg := newPairGrader(env.Engine, n, numPairs(n))
 	labels := env.Problem.Labels
 	var best *block
 	bestAcc := math.Inf(1)
@@ -129,16 +150,7 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	} else if ev.Accuracy < bestAcc || best == nil {
 		best = b
 	}
-	flips, _, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
-	if err != nil || !env.Engine.AnyPair() {
-		return flips, err
-	}
-	if len(flips) < budget {
-		if flips, err = fillBudget(env, pg, best.pairs, best.sign, flips, budget); err != nil {
-			return nil, err
-		}
-	}
-	return refineSwaps(ctx, env, pg, best.pairs, best.sign, flips, a.Refine)
+	return best, nil
 }
 
 // engineDescription names the attacked model behind an engine without
