@@ -3,81 +3,9 @@ package attack
 import (
 	"context"
 	"fmt"
+
 	"github.com/rgnn/rgnn/data"
-	"math"
-	"sort"
-
-	"github.com/rgnn/rgnn/graph"
-	"github.com/rgnn/rgnn/tensor"
 )
-
-// Flip is an undirected node pair {U, V} with U < V whose edge is toggled.
-type Flip struct{ U, V int32 }
-
-// Budget returns the number of flips for a fraction eps of the m undirected
-// edges: round(ε·m) (Python's round: half to even).
-func Budget(eps float64, m int) int {
-	return int(math.RoundToEven(eps * float64(m)))
-}
-
-// CheckFlips verifies that flips are pairs u < v inside n nodes, without
-// repeats, and at most budget of them (budget < 0: no limit).
-func CheckFlips(flips []Flip, n, budget int) error {
-	if budget >= 0 && len(flips) > budget {
-		return fmt.Errorf("attack: %d flips exceed the budget %d", len(flips), budget)
-	}
-	seen := make(map[Flip]struct{}, len(flips))
-	for i, f := range flips {
-		if f.U < 0 || int(f.V) >= n || f.U >= f.V {
-			return fmt.Errorf("attack: flip %d (%d, %d) is not a pair u < v of %d nodes", i, f.U, f.V, n)
-		}
-		if _, dup := seen[f]; dup {
-			return fmt.Errorf("attack: flip (%d, %d) repeated", f.U, f.V)
-		}
-		seen[f] = struct{}{}
-	}
-	return nil
-}
-
-// ApplyFlips returns adj with every flip toggled in both directions. adj is
-// not modified.
-func ApplyFlips(adj *tensor.CSR, flips []Flip) (*tensor.CSR, error) {
-	if err := CheckFlips(flips, adj.Rows, -1); err != nil {
-		return nil, err
-	}
-	pairs := make([][2]int, len(flips))
-	for i, f := range flips {
-		pairs[i] = [2]int{int(f.U), int(f.V)}
-	}
-	return graph.FlipEdges(adj, pairs)
-}
-
-// CountFlips splits flips into edges added to and removed from adj.
-func CountFlips(adj *tensor.CSR, flips []Flip) (added, removed int) {
-	for _, f := range flips {
-		if hasEdge(adj, int(f.U), int(f.V)) {
-			removed++
-		} else {
-			added++
-		}
-	}
-	return added, removed
-}
-
-func hasEdge(adj *tensor.CSR, u, v int) bool {
-	k, ok := adj.Find(u, v)
-	return ok && adj.Values[k] != 0
-}
-
-// sortFlips orders flips row-major (deterministic output).
-func sortFlips(f []Flip) {
-	sort.Slice(f, func(i, j int) bool {
-		if f[i].U != f[j].U {
-			return f[i].U < f[j].U
-		}
-		return f[i].V < f[j].V
-	})
-}
 
 // Env is what an attack sees: the clean problem, the gradient engine of the
 // attacked model (nil for attacks that need none), the targets and loss.
@@ -151,95 +79,10 @@ func degreeTest(s string) (repo bool, cutoff float64, err error) {
 	return false, 0, fmt.Errorf("unknown degree test %q (paper, repo, off)", s)
 }
 
-// Spec describes a registered attack.
-type Spec struct {
-	Name        string
-	Description string
-	// Incremental attacks extend the previous budget's flips (FGSM);
-	// others restart from the clean graph at every budget.
-	Incremental bool
-	// Gradient reports whether the attack needs an Engine.
-	Gradient bool
-	// DenseGradient reports whether the Engine must provide all-pairs
-	// gradients (DenseEngine).
-	DenseGradient bool
-	// Poisoning attacks perturb the training graph: Run retrains every
-	// victim from scratch on each perturbed graph (Victim.Train).
-	Poisoning bool
-	// DefaultLoss is the loss used when the configuration names none.
-	DefaultLoss string
-	New         func(o Options) (Attack, error)
-	// Targeted attacks perturb the graph around single nodes (RunTargeted);
-	// NewTargeted constructs them and New returns an error.
-	Targeted    bool
-	NewTargeted func(o Options) (TargetedAttack, error)
-}
-
-// Registry maps attack names to specs. Default returns the built-in one.
-type Registry struct{ specs map[string]Spec }
-
-// Register adds an attack; it fails on a duplicate name.
-func (r *Registry) Register(s Spec) error {
-	if r.specs == nil {
-		r.specs = map[string]Spec{}
+// override sets *dst to v if v is set (positive): an Options field that
+// replaces an attack's default.
+func override[T int | float64](dst *T, v T) {
+	if v > 0 {
+		*dst = v
 	}
-	if s.Name == "" || s.New == nil {
-		return fmt.Errorf("attack: spec without name or constructor")
-	}
-	if _, dup := r.specs[s.Name]; dup {
-		return fmt.Errorf("attack %q registered twice", s.Name)
-	}
-	r.specs[s.Name] = s
-	return nil
-}
-
-// Lookup returns the spec of an attack.
-func (r *Registry) Lookup(name string) (Spec, bool) {
-	s, ok := r.specs[name]
-	return s, ok
-}
-
-// orDefault returns r, or Default() for a nil r (a config without a
-// registry).
-func (r *Registry) orDefault() *Registry {
-	if r == nil {
-		return Default()
-	}
-	return r
-}
-
-// lookup is Lookup with an error naming the unknown attack and the known
-// ones.
-func (r *Registry) lookup(name string) (Spec, error) {
-	s, ok := r.Lookup(name)
-	if !ok {
-		return Spec{}, fmt.Errorf("unknown attack %q (known: %v)", name, r.Names())
-	}
-	return s, nil
-}
-
-// Names lists the registered attacks in sorted order.
-func (r *Registry) Names() []string {
-	out := make([]string, 0, len(r.specs))
-	for n := range r.specs {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// builtinSpecs lists the built-in attacks: one line per attack file.
-func builtinSpecs() []Spec {
-	return []Spec{diceSpec, fgsmSpec, pgdSpec, prbcdSpec, grbcdSpec, localPRBCDSpec, nettackSpec, metattackSpec}
-}
-
-// Default returns a registry with every built-in attack.
-func Default() *Registry {
-	r := &Registry{}
-	for _, s := range builtinSpecs() {
-		if err := r.Register(s); err != nil {
-			panic(err) // duplicate built-in name: programmer error
-		}
-	}
-	return r
 }

@@ -13,12 +13,8 @@ var grbcdSpec = Spec{
 	Gradient: true, DefaultLoss: "mce",
 	New: func(o Options) (Attack, error) {
 		a := &GRBCD{Epochs: 500, BlockSize: 1_000_000}
-		if o.Epochs > 0 {
-			a.Epochs = o.Epochs
-		}
-		if o.BlockSize > 0 {
-			a.BlockSize = o.BlockSize
-		}
+		override(&a.Epochs, o.Epochs)
+		override(&a.BlockSize, o.BlockSize)
 		return a, nil
 	},
 }

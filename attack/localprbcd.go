@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -48,18 +49,10 @@ func newLocalPRBCD(o Options) (*LocalPRBCD, error) {
 		a.Epochs = o.Epochs
 		a.FineTune = min(a.FineTune, max(1, o.Epochs/5))
 	}
-	if o.FineTuneEpochs > 0 {
-		a.FineTune = o.FineTuneEpochs
-	}
-	if o.BlockSize > 0 {
-		a.BlockSize = o.BlockSize
-	}
-	if o.LRFactor > 0 {
-		a.LRFactor = o.LRFactor
-	}
-	if o.Samples > 0 {
-		a.Samples = o.Samples
-	}
+	override(&a.FineTune, o.FineTuneEpochs)
+	override(&a.BlockSize, o.BlockSize)
+	override(&a.LRFactor, o.LRFactor)
+	override(&a.Samples, o.Samples)
 	return a, nil
 }
 
@@ -118,6 +111,47 @@ func (b *localBlock) add(env *TargetEnv, u int, v int32, p float32) {
 	b.sign = append(b.sign, edgeSign(env.Problem.Adj, f))
 }
 
+// localCandidates draws the candidate pairs (u, v) of target u: the whole
+// row, or random v until the block holds size of them.
+type localCandidates struct {
+	env   *TargetEnv
+	u, n  int
+	size  int
+	whole bool
+	rng   *rand.Rand
+}
+
+// fill adds candidates to b (weight localEps): every v ≠ u for the whole
+// row, else random new ones until b holds size.
+func (c *localCandidates) fill(b *localBlock) {
+	u, n := c.u, c.n
+	if c.whole {
+		for v := 0; v < n; v++ {
+			if v != u {
+				b.add(c.env, u, int32(v), localEps)
+			}
+		}
+		return
+	}
+	in := make(map[int32]bool, c.size)
+	for _, v := range b.v {
+		in[v] = true
+	}
+	for tries := 0; len(b.v) < c.size && tries < 100*c.size; tries++ {
+		v := int32(c.rng.IntN(n - 1))
+		if int(v) >= u {
+			v++
+		}
+		if !in[v] {
+			in[v] = true
+			b.add(c.env, u, v, localEps)
+		}
+	}
+}
+
+// attackOne attacks one job with engine e: the search over the target's
+// candidates, then the final sampling; no flips if neither beats the clean
+// graph.
 func (a *LocalPRBCD) attackOne(ctx context.Context, e Engine, env *TargetEnv, job TargetBudget) ([]Flip, error) {
 	u, budget := job.Node, job.Budget
 	adj := env.Problem.Adj
@@ -128,49 +162,47 @@ func (a *LocalPRBCD) attackOne(ctx context.Context, e Engine, env *TargetEnv, jo
 	if budget <= 0 || n < 2 {
 		return nil, nil
 	}
-	labels := env.Problem.Labels
 	targets := []int{u}
-	clean, err := e.Evaluate(adj, env.Loss, targets, labels, false)
+	clean, err := e.Evaluate(adj, env.Loss, targets, env.Problem.Labels, false)
 	if err != nil {
 		return nil, err
 	}
-	rng := newRNG(env.Seed, 0x10ca1<<32|uint64(u))
-	whole := a.BlockSize >= n-1
-	size := min(a.BlockSize, n-1)
-	b := &localBlock{}
-	fill := func(b *localBlock) {
-		if whole {
-			for v := 0; v < n; v++ {
-				if v != u {
-					b.add(env, u, int32(v), localEps)
-				}
-			}
-			return
-		}
-		in := make(map[int32]bool, size)
-		for _, v := range b.v {
-			in[v] = true
-		}
-		for tries := 0; len(b.v) < size && tries < 100*size; tries++ {
-			v := int32(rng.IntN(n - 1))
-			if int(v) >= u {
-				v++
-			}
-			if !in[v] {
-				in[v] = true
-				b.add(env, u, v, localEps)
-			}
-		}
+	c := &localCandidates{env: env, u: u, n: n, size: min(a.BlockSize, n-1), whole: a.BlockSize >= n-1,
+		rng: newRNG(env.Seed, 0x10ca1<<32|uint64(u))}
+	best, err := a.search(ctx, e, env, c, budget, clean.Loss)
+	if err != nil || best == nil {
+		return nil, err // best == nil: the attack never beat the clean graph
 	}
-	fill(b)
+	fenv := &Env{Problem: env.Problem, Engine: e, Targets: targets, Loss: env.Loss}
+	// topFirst: the top-budget draw is always evaluated, so ev is the
+	// evaluation of flips
+	flips, ev, err := sampleFinal(fenv, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 0x10ca2<<32|uint64(u)), true, true)
+	if err != nil {
+		return nil, err
+	}
+	// keep the clean graph if no sample beats it
+	if ev.Loss <= clean.Loss {
+		return nil, nil
+	}
+	return flips, nil
+}
+
+// search runs the Epochs + FineTune epochs of projected gradient ascent on
+// the relaxed weights of c's candidates and returns the block with the
+// highest attack loss at the target, nil if none beats cleanLoss.
+func (a *LocalPRBCD) search(ctx context.Context, e Engine, env *TargetEnv, c *localCandidates, budget int,
+	cleanLoss float64) (*localBlock, error) {
+	adj, labels, targets := env.Problem.Adj, env.Problem.Labels, []int{c.u}
+	b := &localBlock{}
+	c.fill(b)
 	floor := float32(-1)
 	if e.AnyPair() {
 		floor = 2 * localEps
 	}
-	lrFactor := float64(budget) * a.LRFactor * math.Max(math.Sqrt(float64(n)/float64(size)), 1)
-	grad := make([]float32, 0, size)
+	lrFactor := float64(budget) * a.LRFactor * math.Max(math.Sqrt(float64(c.n)/float64(c.size)), 1)
+	grad := make([]float32, 0, c.size)
 	var best *localBlock
-	bestLoss := clean.Loss
+	bestLoss := cleanLoss
 	total := a.Epochs + a.FineTune
 	for t := 0; t < total; t++ {
 		if err := ctx.Err(); err != nil {
@@ -198,8 +230,8 @@ func (a *LocalPRBCD) attackOne(ctx context.Context, e Engine, env *TargetEnv, jo
 		}
 		ProjectBudget(b.p, float64(budget), localEps)
 		switch {
-		case t < a.Epochs-1 && !whole:
-			b = a.resample(b, fill)
+		case t < a.Epochs-1 && !c.whole:
+			b = a.resample(b, c.fill)
 		case t == a.Epochs-1 && best != nil:
 			b = best.clone()
 		}
@@ -211,23 +243,9 @@ func (a *LocalPRBCD) attackOne(ctx context.Context, e Engine, env *TargetEnv, jo
 	if ev, err := e.Evaluate(w, env.Loss, targets, labels, false); err != nil {
 		return nil, err
 	} else if ev.Loss > bestLoss {
-		bestLoss, best = ev.Loss, b
+		best = b
 	}
-	if best == nil {
-		return nil, nil // the attack never beat the clean graph
-	}
-	fenv := &Env{Problem: env.Problem, Engine: e, Targets: targets, Loss: env.Loss}
-	// topFirst: the top-budget draw is always evaluated, so ev is the
-	// evaluation of flips
-	flips, ev, err := sampleFinal(fenv, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 0x10ca2<<32|uint64(u)), true, true)
-	if err != nil {
-		return nil, err
-	}
-	// keep the clean graph if no sample beats it
-	if ev.Loss <= clean.Loss {
-		return nil, nil
-	}
-	return flips, nil
+	return best, nil
 }
 
 // resample keeps the larger half of the block's weights (all weights at

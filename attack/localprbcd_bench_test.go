@@ -1,8 +1,12 @@
-package attack
+package attack_test
 
 import (
 	"context"
 	"testing"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/engine"
+	"github.com/rgnn/rgnn/attack/internal/attacktest"
 )
 
 // BenchmarkLocalPRBCDCoraML attacks one cora_ml target (node 40, budget
@@ -11,18 +15,19 @@ import (
 //
 //	GOEXPERIMENT=simd go test -run xxx -bench LocalPRBCDCoraML -benchtime 3x ./attack
 func BenchmarkLocalPRBCDCoraML(b *testing.B) {
-	p := loadCora(b, 0)
-	gcn := pretrained(b, "gcn", "Vanilla_GCN", 1, 0, p)
-	a, _ := newLocalPRBCD(Options{})
-	loss, _ := LossByName("margin")
-	e, err := NewEngine(gcn, p, false)
+	p := attacktest.LoadCora(b, 0)
+	gcn := attacktest.Pretrained(b, "gcn", "Vanilla_GCN", 1, 0, p)
+	spec, _ := attack.Default().Lookup("local_prbcd")
+	a, _ := spec.NewTargeted(attack.Options{})
+	loss, _ := attack.LossByName("margin")
+	e, err := engine.New(gcn, p, false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := &TargetEnv{Problem: p, Loss: loss, Workers: 1, NewEngine: func() (Engine, error) { return e, nil }}
+	env := &attack.TargetEnv{Problem: p, Loss: loss, Workers: 1, NewEngine: func() (attack.Engine, error) { return e, nil }}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := a.PerturbTargets(context.Background(), env, []TargetBudget{{Node: 40, Budget: 3}}); err != nil {
+		if _, err := a.PerturbTargets(context.Background(), env, []attack.TargetBudget{{Node: 40, Budget: 3}}); err != nil {
 			b.Fatal(err)
 		}
 	}

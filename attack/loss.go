@@ -158,17 +158,3 @@ func cwLoss(logits *tensor.Dense, idx []int, labels []int32, grad *tensor.Dense)
 		return 0, 0
 	})
 }
-
-// accuracy is the fraction of idx whose argmax equals the label.
-func accuracy(logits *tensor.Dense, idx []int, labels []int32) float64 {
-	if len(idx) == 0 {
-		return math.NaN()
-	}
-	c := 0
-	for _, i := range idx {
-		if logits.ArgmaxRow(i) == int(labels[i]) {
-			c++
-		}
-	}
-	return float64(c) / float64(len(idx))
-}

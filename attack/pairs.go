@@ -39,14 +39,14 @@ func newRNG(seed uint64, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0xa77ac4^stream))
 }
 
-// perturbed returns the weighted adjacency of adj with every pair's weight
+// Perturbed returns the weighted adjacency of adj with every pair's weight
 // moved by p: an edge gets 1 − p, a non-edge p. Non-edges with p ≤ floor are
 // left out of the structure (floor < 0 keeps them all).
-func perturbed(adj *tensor.CSR, pairs []Flip, p []float32, floor float32) (*tensor.CSR, error) {
+func Perturbed(adj *tensor.CSR, pairs []Flip, p []float32, floor float32) (*tensor.CSR, error) {
 	return perturbedSigned(adj, pairs, p, nil, floor)
 }
 
-// perturbedSigned is perturbed with the pairs' edgeSign precomputed (nil:
+// perturbedSigned is Perturbed with the pairs' edgeSign precomputed (nil:
 // looked up).
 func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor float32) (*tensor.CSR, error) {
 	es := make([]tensor.Entry, 0, adj.Nnz()+2*len(pairs))

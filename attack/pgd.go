@@ -13,15 +13,9 @@ var pgdSpec = Spec{
 	Gradient: true, DenseGradient: true, DefaultLoss: "ce",
 	New: func(o Options) (Attack, error) {
 		a := &PGD{Epochs: 200, LR: 200, Samples: 20}
-		if o.Epochs > 0 {
-			a.Epochs = o.Epochs
-		}
-		if o.LRFactor > 0 {
-			a.LR = o.LRFactor
-		}
-		if o.Samples > 0 {
-			a.Samples = o.Samples
-		}
+		override(&a.Epochs, o.Epochs)
+		override(&a.LR, o.LRFactor)
+		override(&a.Samples, o.Samples)
 		return a, nil
 	},
 }
@@ -56,7 +50,7 @@ func (a *PGD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]Fl
 			return nil, err
 		}
 		pairs, vals := nonzeroPairs(n, p)
-		w, err := perturbed(adj, pairs, vals, 0)
+		w, err := Perturbed(adj, pairs, vals, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/rgnn/rgnn/graph"
-	"github.com/rgnn/rgnn/tensor"
 )
 
 var prbcdSpec = Spec{
@@ -39,144 +36,14 @@ func newPRBCD(o Options) (*PRBCD, error) {
 		a.Epochs = o.Epochs
 		a.FineTune = min(a.FineTune, o.Epochs/5)
 	}
-	if o.FineTuneEpochs > 0 {
-		a.FineTune = o.FineTuneEpochs
-	}
-	if o.BlockSize > 0 {
-		a.BlockSize = o.BlockSize
-	}
-	if o.LRFactor > 0 {
-		a.LRFactor = o.LRFactor
-	}
-	if o.Samples > 0 {
-		a.Samples = o.Samples
-	}
+	override(&a.FineTune, o.FineTuneEpochs)
+	override(&a.BlockSize, o.BlockSize)
+	override(&a.LRFactor, o.LRFactor)
+	override(&a.Samples, o.Samples)
 	if a.FineTune >= a.Epochs {
 		return nil, fmt.Errorf("prbcd: %d fine-tuning epochs of %d", a.FineTune, a.Epochs)
 	}
 	return a, nil
-}
-
-// block is a set of candidate pairs with relaxed weights.
-type block struct {
-	n     int
-	adj   *tensor.CSR
-	pairs []Flip
-	p     []float32
-	sign  []float32 // edgeSign of each pair: −1 edge, +1 non-edge
-	bits  []uint64  // membership by linear index
-}
-
-func newBlock(adj *tensor.CSR) *block {
-	n := adj.Rows
-	return &block{n: n, adj: adj, bits: make([]uint64, (numPairs(n)+63)/64)}
-}
-
-func (b *block) has(lin int64) bool { return b.bits[lin>>6]&(1<<(lin&63)) != 0 }
-func (b *block) set(lin int64)      { b.bits[lin>>6] |= 1 << (lin & 63) }
-func (b *block) unset(lin int64)    { b.bits[lin>>6] &^= 1 << (lin & 63) }
-
-// fill draws random new pairs (weight eps) until the block holds size pairs
-// or the draws keep colliding.
-func (b *block) fill(rng interface{ Int64N(int64) int64 }, size int) {
-	np := numPairs(b.n)
-	size = int(min(int64(size), np))
-	for tries := 0; len(b.pairs) < size && tries < 20; tries++ {
-		b.drawRound(rng, np, size-len(b.pairs))
-	}
-}
-
-// drawRound makes want random draws among the np pairs and adds those not
-// yet in the block (weight eps).
-func (b *block) drawRound(rng interface{ Int64N(int64) int64 }, np int64, want int) {
-	for i := 0; i < want; i++ {
-		lin := rng.Int64N(np)
-		if b.has(lin) {
-			continue
-		}
-		b.set(lin)
-		f := linearToPair(b.n, lin)
-		b.pairs = append(b.pairs, f)
-		b.p = append(b.p, pEps)
-		b.sign = append(b.sign, edgeSign(b.adj, f))
-	}
-}
-
-// draw adds size − len(pairs) random draws to the block, dropping those
-// already present (in the block or earlier in the same round), so the block
-// ends up somewhat smaller than size — the reference's torch.unique of
-// randint draws (e.g. ≈ 0.88M distinct pairs of 1e6 draws on cora_ml). A
-// new round is drawn only while the block holds at most budget pairs.
-func (b *block) draw(rng interface{ Int64N(int64) int64 }, size, budget int) {
-	np := numPairs(b.n)
-	size = int(min(int64(size), np))
-	for tries := 0; tries < 20; tries++ {
-		b.drawRound(rng, np, size-len(b.pairs))
-		if len(b.pairs) > budget || len(b.pairs) == size {
-			return
-		}
-	}
-}
-
-// keep retains the entries with i in idx (in that order).
-func (b *block) keep(idx []int) {
-	for i, f := range b.pairs {
-		_ = i
-		b.unset(pairToLinear(b.n, f))
-	}
-	pairs := make([]Flip, len(idx), cap(b.pairs))
-	p := make([]float32, len(idx), cap(b.p))
-	sign := make([]float32, len(idx), cap(b.sign))
-	for k, i := range idx {
-		pairs[k], p[k], sign[k] = b.pairs[i], b.p[i], b.sign[i]
-		b.set(pairToLinear(b.n, pairs[k]))
-	}
-	b.pairs, b.p, b.sign = pairs, p, sign
-}
-
-func (b *block) clone() *block {
-	return &block{n: b.n, adj: b.adj, pairs: slices.Clone(b.pairs), p: slices.Clone(b.p), sign: slices.Clone(b.sign),
-		bits: slices.Clone(b.bits)}
-}
-
-// resample drops the low weights (all at the floor, but at most half of the
-// block) and draws new pairs at random (reference resample_random_block).
-func (b *block) resample(rng interface{ Int64N(int64) int64 }, size, budget int) {
-	var keepIdx []int
-	for i, v := range b.p {
-		if v > pEps {
-			keepIdx = append(keepIdx, i)
-		}
-	}
-	if half := len(b.p) - len(b.p)/2; len(keepIdx) > half {
-		// keep the largest half: values above the half-th largest, then ties
-		// at it in position order (O(block) selection, no sort)
-		vals := make([]float32, len(keepIdx))
-		for k, i := range keepIdx {
-			vals[k] = b.p[i]
-		}
-		th := graph.KthLargest(vals, half)
-		above := 0
-		for _, i := range keepIdx {
-			if b.p[i] > th {
-				above++
-			}
-		}
-		ties := half - above
-		k := 0
-		for _, i := range keepIdx {
-			if v := b.p[i]; v > th || (v == th && ties > 0) {
-				if v == th {
-					ties--
-				}
-				keepIdx[k] = i
-				k++
-			}
-		}
-		keepIdx = keepIdx[:k]
-	}
-	b.keep(keepIdx)
-	b.draw(rng, size, budget)
 }
 
 // Perturb implements Attack.
@@ -188,6 +55,28 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	if budget == 0 {
 		return nil, nil
 	}
+	pg := newPairGrader(env.Engine, env.Problem.Adj.Rows, numPairs(env.Problem.Adj.Rows))
+	best, err := a.search(ctx, env, pg, budget)
+	if err != nil {
+		return nil, err
+	}
+	flips, _, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
+	if err != nil || !env.Engine.AnyPair() {
+		return flips, err
+	}
+	if len(flips) < budget {
+		if flips, err = fillBudget(env, pg, best.pairs, best.sign, flips, budget); err != nil {
+			return nil, err
+		}
+	}
+	return refineSwaps(ctx, env, pg, best.pairs, best.sign, flips, a.Refine)
+}
+
+// search runs the Epochs epochs of projected randomized block coordinate
+// descent (the block resampled for the first Epochs − FineTune, then the
+// best block fine-tuned) and returns the block whose relaxed weights gave
+// the attacked model the lowest target accuracy.
+func (a *PRBCD) search(ctx context.Context, env *Env, pg *pairGrader, budget int) (*block, error) {
 	adj := env.Problem.Adj
 	n := adj.Rows
 	np := numPairs(n)
@@ -201,7 +90,6 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	}
 	b := newBlock(adj)
 	b.draw(rng, size, budget)
-	pg := newPairGrader(env.Engine, n, numPairs(n))
 	labels := env.Problem.Labels
 	var best *block
 	bestAcc := math.Inf(1)
@@ -253,7 +141,7 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 		}
 		env.progress(t+1, a.Epochs)
 	}
-	w, err := perturbed(adj, b.pairs, b.p, floor)
+	w, err := Perturbed(adj, b.pairs, b.p, floor)
 	if err != nil {
 		return nil, err
 	}
@@ -262,43 +150,17 @@ func (a *PRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	} else if ev.Accuracy < bestAcc || best == nil {
 		best = b
 	}
-	flips, _, err := sampleFinal(env, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 2), false, true)
-	if err != nil || !env.Engine.AnyPair() {
-		return flips, err
-	}
-	if len(flips) < budget {
-		if flips, err = fillBudget(env, pg, best.pairs, best.sign, flips, budget); err != nil {
-			return nil, err
-		}
-	}
-	return refineSwaps(ctx, env, pg, best.pairs, best.sign, flips, a.Refine)
+	return best, nil
 }
 
 // engineDescription names the attacked model behind an engine without
-// gradients for any pair, for error messages.
+// gradients for any pair, for error messages (an engine may describe
+// itself with a Describe method).
 func engineDescription(e Engine) string {
-	if te, ok := e.(*TapeEngine); ok {
-		return fmt.Sprintf("the attacked model %s uses the tape engine", te.m.Name())
+	if d, ok := e.(interface{ Describe() string }); ok {
+		return d.Describe()
 	}
 	return fmt.Sprintf("the attacked model's engine (%T) gives gradients only for stored pairs", e)
-}
-
-// sortByValue orders the indices idx by v[i], descending or ascending,
-// stably (ties keep their order).
-func sortByValue(idx []int, v []float32, desc bool) {
-	slices.SortStableFunc(idx, func(x, y int) int {
-		c := 0
-		switch {
-		case v[x] > v[y]:
-			c = -1
-		case v[x] < v[y]:
-			c = 1
-		}
-		if !desc {
-			c = -c
-		}
-		return c
-	})
 }
 
 // refineSwaps improves a discrete perturbation by greedy swaps within the
@@ -453,124 +315,4 @@ func fillBudget(env *Env, pg *pairGrader, pairs []Flip, sign []float32, flips []
 		return flips, nil
 	}
 	return out, nil
-}
-
-// sampleFinal turns relaxed weights into at most budget flips: first the
-// top-budget weights (if topFirst), then up to samples Bernoulli(p) draws with at most
-// budget flips; it keeps the draw with the lowest target accuracy of the
-// attacked model (byLoss: the highest loss, as PGD) and returns it with its
-// evaluation (the zero Eval if no draw was within the budget).
-func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng interface{ Float64() float64 },
-	byLoss, topFirst bool) ([]Flip, Eval, error) {
-	q := slices.Clone(p)
-	for i, v := range q {
-		if v <= pEps {
-			q[i] = 0
-		}
-	}
-	var bestFlips []Flip
-	var bestEv Eval
-	bestScore := math.Inf(1)
-	first := 1
-	if topFirst {
-		first = 0
-	}
-	for s := first; s <= samples; s++ {
-		var flips []Flip
-		if s == 0 {
-			idx := make([]int, 0, len(q))
-			for i, v := range q {
-				if v > 0 {
-					idx = append(idx, i)
-				}
-			}
-			sortByValue(idx, q, true)
-			for _, i := range idx[:min(budget, len(idx))] {
-				flips = append(flips, pairs[i])
-			}
-		} else {
-			for i, v := range q {
-				if v > 0 && rng.Float64() < float64(v) {
-					flips = append(flips, pairs[i])
-				}
-			}
-			if len(flips) > budget {
-				continue
-			}
-		}
-		sortFlips(flips)
-		adj, err := ApplyFlips(env.Problem.Adj, flips)
-		if err != nil {
-			return nil, Eval{}, err
-		}
-		ev, err := env.Engine.Evaluate(adj, env.Loss, env.Targets, env.Problem.Labels, false)
-		if err != nil {
-			return nil, Eval{}, err
-		}
-		score := ev.Accuracy
-		if byLoss {
-			score = -ev.Loss
-		}
-		if bestFlips == nil || score < bestScore {
-			bestScore, bestFlips, bestEv = score, flips, ev
-		}
-	}
-	return bestFlips, bestEv, nil
-}
-
-// denseOK reports whether an n-node graph's relaxed weights fit in memory
-// as one slice (PGD).
-func denseOK(n int) bool { return numPairs(n) <= 1<<28 }
-
-// pairGrader asks an engine for the gradients of a set of pairs: one
-// PairGrad call, or — when the set covers a large share of all pairs and the
-// engine can stream all-pairs rows — one ScanPairs pass picking the set's
-// entries row by row (the all-pairs product has better locality than
-// random per-pair dot products). Memory stays O(n + set).
-type pairGrader struct {
-	e     Engine
-	de    DenseEngine
-	n     int
-	all   int64
-	start []int
-	order []int32
-}
-
-func newPairGrader(e Engine, n int, all int64) *pairGrader {
-	pg := &pairGrader{e: e, n: n, all: all}
-	pg.de, _ = e.(DenseEngine)
-	return pg
-}
-
-func (pg *pairGrader) grad(pairs []Flip, out []float32) error {
-	if pg.de == nil || int64(len(pairs))*8 < pg.all {
-		return pg.e.PairGrad(pairs, out)
-	}
-	// counting sort of the pairs by row
-	if cap(pg.start) < pg.n+1 {
-		pg.start = make([]int, pg.n+1)
-	}
-	start := pg.start[:pg.n+1]
-	clear(start)
-	for _, f := range pairs {
-		start[f.U+1]++
-	}
-	for u := 0; u < pg.n; u++ {
-		start[u+1] += start[u]
-	}
-	if cap(pg.order) < len(pairs) {
-		pg.order = make([]int32, len(pairs))
-	}
-	order := pg.order[:len(pairs)]
-	fill := append([]int(nil), start[:pg.n]...)
-	for i, f := range pairs {
-		order[fill[f.U]] = int32(i)
-		fill[f.U]++
-	}
-	pg.de.ScanPairs(func(u int, s []float32) {
-		for _, i := range order[start[u]:start[u+1]] {
-			out[i] = s[int(pairs[i].V)-u-1]
-		}
-	})
-	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
@@ -19,11 +20,11 @@ import (
 // package.
 type (
 	// GlobalResult is a global attack's outcome per budget.
-	GlobalResult = attack.Result
+	GlobalResult = protocol.Result
 	// BudgetResult is one budget of a global attack.
-	BudgetResult = attack.BudgetResult
+	BudgetResult = protocol.BudgetResult
 	// TargetedResult is a targeted attack's outcome per target and budget.
-	TargetedResult = attack.TargetedResult
+	TargetedResult = protocol.TargetedResult
 )
 
 // Targeted reports whether the spec's attack is a targeted one.
@@ -52,13 +53,13 @@ func (s Perturb) Run(ctx context.Context, p *data.Problem, h Hooks) (*GlobalResu
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return attack.Run(ctx, s.AttackParams.config(attack.Options{}, h), p)
+	return protocol.Run(ctx, s.AttackParams.config(attack.Options{}, h), p)
 }
 
-// config is the attack.Config of the parameters (no victims).
-func (a AttackParams) config(o attack.Options, h Hooks) attack.Config {
+// config is the protocol.Config of the parameters (no victims).
+func (a AttackParams) config(o attack.Options, h Hooks) protocol.Config {
 	o.Epochs, o.BlockSize = a.Epochs, a.BlockSize
-	return attack.Config{Attack: a.Attack, Epsilons: a.Epsilons, Seed: uint64(a.AttackSeed), Loss: a.Loss, Options: o,
+	return protocol.Config{Attack: a.Attack, Epsilons: a.Epsilons, Seed: uint64(a.AttackSeed), Loss: a.Loss, Options: o,
 		Progress: h.Progress}
 }
 
@@ -92,13 +93,13 @@ func (s Attack) Run(ctx context.Context, p *data.Problem, victims []*Trained, su
 	cfg := s.AttackParams.config(o, h)
 	cfg.Adaptive, cfg.Surrogate, cfg.OnBudget = s.Adaptive, sm, onBudget
 	for _, v := range victims {
-		av := attack.Victim{Name: v.Name(), Model: v.Model}
+		av := protocol.Victim{Name: v.Name(), Model: v.Model}
 		if s.Poisoning() {
 			av.Train = s.retrainer(p, v, h)
 		}
 		cfg.Victims = append(cfg.Victims, av)
 	}
-	res, err := attack.Run(ctx, cfg, p)
+	res, err := protocol.Run(ctx, cfg, p)
 	if err != nil {
 		return nil, err
 	}
@@ -138,15 +139,15 @@ func progressEpochs(h Hooks, stage string, maxEpochs int) func(int, float64, flo
 }
 
 // budget is the targeted attacks' budget rule of s.
-func (s Attack) budget() (attack.TargetedBudget, error) {
+func (s Attack) budget() (protocol.TargetedBudget, error) {
 	if s.Budget == "epsilon" {
-		return attack.TargetedBudget{Epsilons: s.Epsilons}, nil
+		return protocol.TargetedBudget{Epsilons: s.Epsilons}, nil
 	}
 	k, err := parseDegreeBudget(s.Budget)
 	if err != nil {
-		return attack.TargetedBudget{}, bad("budget", s.Budget, "%v", err)
+		return protocol.TargetedBudget{}, bad("budget", s.Budget, "%v", err)
 	}
-	return attack.TargetedBudget{Plus: k}, nil
+	return protocol.TargetedBudget{Plus: k}, nil
 }
 
 func (s Attack) runTargeted(ctx context.Context, p *data.Problem, victims []*Trained, sm model.Model,
@@ -155,13 +156,13 @@ func (s Attack) runTargeted(ctx context.Context, p *data.Problem, victims []*Tra
 		return nil, bad("victim", "", "a targeted attack needs at least one victim")
 	}
 	seen := map[string]bool{}
-	var av []attack.Victim
+	var av []protocol.Victim
 	for _, v := range victims {
 		if seen[v.Name()] {
 			return nil, bad("victim", v.Name(), "given twice")
 		}
 		seen[v.Name()] = true
-		av = append(av, attack.Victim{Name: v.Name(), Model: v.Model})
+		av = append(av, protocol.Victim{Name: v.Name(), Model: v.Model})
 	}
 	var targets []int
 	if s.Targets != "auto" {
@@ -175,9 +176,9 @@ func (s Attack) runTargeted(ctx context.Context, p *data.Problem, victims []*Tra
 		return nil, err
 	}
 	o.Epochs, o.BlockSize = s.Epochs, s.BlockSize
-	cfg := attack.TargetedConfig{Attack: s.Attack, Targets: targets, Budget: b, Seed: uint64(s.AttackSeed), Loss: s.Loss,
+	cfg := protocol.TargetedConfig{Attack: s.Attack, Targets: targets, Budget: b, Seed: uint64(s.AttackSeed), Loss: s.Loss,
 		Options: o, Direct: s.Adaptive, Surrogate: sm, Victims: av, Progress: h.Progress}
-	res, err := attack.RunTargeted(ctx, cfg, p)
+	res, err := protocol.RunTargeted(ctx, cfg, p)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +245,7 @@ func (s Attack) LoadSurrogate(p *data.Problem, path string) (*Trained, error) {
 // Accuracy is the test accuracy of t on p's graph (its preprocessing
 // recomputed there).
 func Accuracy(t *Trained, p *data.Problem) (float64, error) {
-	return attack.EvaluateVictim(t.Model, p, p.Adj)
+	return protocol.EvaluateVictim(t.Model, p, p.Adj)
 }
 
 // ReadTargets reads a list of target nodes from path: a JSON list of ids,
@@ -277,7 +278,7 @@ func ReadTargets(path string, n int) ([]int, error) {
 	if out == nil {
 		out = []int{}
 	}
-	if err := attack.CheckTargets(out, n); err != nil {
+	if err := protocol.CheckTargets(out, n); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil

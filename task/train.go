@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/train"
@@ -185,7 +185,7 @@ func (s Eval) Run(ctx context.Context, p *data.Problem, t *Trained) (*EvalResult
 		return nil, err
 	}
 	q := gr.Problem
-	acc, err := attack.EvaluateVictim(t.Model, q, q.Adj)
+	acc, err := protocol.EvaluateVictim(t.Model, q, q.Adj)
 	if err != nil {
 		return nil, err
 	}

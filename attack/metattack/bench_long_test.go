@@ -4,7 +4,6 @@ package metattack_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -24,8 +23,8 @@ func BenchmarkFlipCoraML(b *testing.B) {
 		b.Fatal(err)
 	}
 	tr, val, test, _ := data.Split(g.Labels, g.NumClasses, 20, 0)
-	p := metattack.Problem{Adj: g.Adj, X: g.Features, Labels: g.Labels, SelfLabels: g.Labels, NumClasses: g.NumClasses,
-		Train: tr, Unlabeled: slices.Concat(val, test)}
+	p := &data.Problem{Adj: g.Adj, Features: g.Features, Labels: g.Labels, NumClasses: g.NumClasses,
+		Train: tr, Val: val, Test: test}
 	for _, v := range []struct {
 		name string
 		v    metattack.Variant
@@ -40,7 +39,7 @@ func BenchmarkFlipCoraML(b *testing.B) {
 					cpu0, _ = cputime.Process()
 				}
 			}
-			if _, err := metattack.Attack(context.Background(), p, b.N+1, metattack.Options{Variant: v.v}, progress); err != nil {
+			if _, err := metattack.Attack(context.Background(), p, b.N+1, metattack.Options{Variant: v.v, SelfLabels: g.Labels}, progress); err != nil {
 				b.Fatal(err)
 			}
 			if cpu1, ok := cputime.Process(); ok {

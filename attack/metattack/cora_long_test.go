@@ -68,19 +68,19 @@ func TestMetattackCoraML(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		self, err := metattack.SelfTrainingLabels(context.Background(), g.Adj, g.Features, g.Labels, g.NumClasses, trainIdx, valIdx, uint64(seed))
+		p := &data.Problem{Adj: g.Adj, Features: g.Features, Labels: g.Labels, NumClasses: g.NumClasses,
+			Train: trainIdx, Val: valIdx, Test: testIdx}
+		self, err := metattack.SelfTrainingLabels(context.Background(), p, uint64(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := metattack.Problem{Adj: g.Adj, X: g.Features, Labels: g.Labels, SelfLabels: self, NumClasses: g.NumClasses,
-			Train: trainIdx, Unlabeled: slices.Concat(valIdx, testIdx)}
 		start := time.Now()
 		var ms runtime.MemStats
 		var flips [][2]int
 		for _, e := range eps {
 			// incremental: each ε continues from the previous one's flips
 			k := metattack.Budget(g.Adj, e)
-			res, err := metattack.Continue(context.Background(), p, flips, k, metattack.Options{Variant: variant, Seed: uint64(seed)},
+			res, err := metattack.Continue(context.Background(), p, flips, k, metattack.Options{Variant: variant, Seed: uint64(seed), SelfLabels: self},
 				func(done, total int) {
 					if done%25 == 0 || done == total {
 						runtime.ReadMemStats(&ms)

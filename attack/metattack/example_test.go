@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rgnn/rgnn/attack/metattack"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -29,9 +30,11 @@ func Example() {
 		xs = append(xs, tensor.Entry{Row: int32(i), Col: labels[i], Val: 1}, tensor.Entry{Row: int32(i), Col: 2 + int32(i%3), Val: 0.5})
 	}
 	x, _ := tensor.FromCOO(n, 5, xs)
-	p := metattack.Problem{Adj: adj, X: x, Labels: labels, SelfLabels: labels, NumClasses: 2,
-		Train: []int{0, 1, 6, 7}, Unlabeled: []int{2, 3, 4, 5, 8, 9, 10, 11}}
-	res, err := metattack.Attack(context.Background(), p, 3, metattack.Options{TrainIters: 20, LLCutoff: -1}, nil)
+	p := &data.Problem{Adj: adj, Features: x, Labels: labels, NumClasses: 2,
+		Train: []int{0, 1, 6, 7}, Test: []int{2, 3, 4, 5, 8, 9, 10, 11}}
+	// the true labels as self-training labels; the loss on the test nodes
+	res, err := metattack.Attack(context.Background(), p, 3,
+		metattack.Options{TrainIters: 20, LLCutoff: -1, SelfLabels: labels}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

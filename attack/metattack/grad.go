@@ -124,7 +124,7 @@ type fwd struct {
 
 func (s *surrogate) forward(w1, w2 []float64) *fwd {
 	f := &fwd{}
-	f.nn = s.spmm64(s.p.X, s.ws.xv, w1, s.h)
+	f.nn = s.spmm64(s.p.Features, s.ws.xv, w1, s.h)
 	f.hh = s.spmmA(f.nn, s.h)
 	f.m = s.mul(f.hh, w2, s.n, s.h, s.c)
 	f.o = s.spmmA(f.m, s.c)
@@ -229,7 +229,7 @@ func (s *surrogate) factors(hb, ob []float64, f *fwd, w2 []float64, slot int) {
 // attackBackward differentiates the attack loss at f, records its Ā
 // factors and returns ∂/∂W1, ∂/∂W2 and the loss.
 func (s *surrogate) attackBackward(f *fwd, w2 []float64, slot int) ([]float64, []float64, float64) {
-	ob, loss := s.ceGrad(f, s.p.SelfLabels, s.unlM)
+	ob, loss := s.ceGrad(f, s.self, s.unlM)
 	mb := s.spmmA(ob, s.c)
 	w2b := s.mulAT(f.hh, mb, s.n, s.h, s.c)
 	hb := s.mulBT(mb, w2, s.n, s.c, s.h)
@@ -333,7 +333,7 @@ func (s *surrogate) trainSGD(o Options) (w1 []float64, w2s [][]float64, fs []*fw
 func (s *surrogate) attackLoss(o Options) float64 {
 	w1, w2s, _, _, _ := s.trainSGD(o)
 	f := s.forward(w1, w2s[len(w2s)-1])
-	_, loss := s.ceGrad(f, s.p.SelfLabels, s.unlM)
+	_, loss := s.ceGrad(f, s.self, s.unlM)
 	return loss
 }
 
@@ -360,14 +360,14 @@ func (s *surrogate) unrolled(o Options) {
 			v2[i] = -o.LR*wb2[i] + c2[i]
 		}
 		// VJP of g(W1, W2, Â) = (gW1, gW2) with cotangent (v1, v2).
-		f, tg := fs[t], tgs[t]                        // intermediates kept from the forward training
-		fb := s.spmm64(s.p.X, s.ws.xv, v1, s.h)       // F̄ = X·Ṽ1
-		q := s.mul(fb, w2, s.n, s.h, s.c)             // F̄·W2: Ā += (F̄W2)·dOᵀ·Â
-		dhb := s.spmmA(fb, s.h)                       // dH̄ = Â·F̄
-		eb := s.mul(dhb, w2, s.n, s.h, s.c)           // Ē = dH̄·W2
-		addTo(wb2, s.mulAT(dhb, tg.e, s.n, s.h, s.c)) // W̄2 += dH̄ᵀ·E
-		hb := s.mulBT(tg.e, v2, s.n, s.c, s.h)        // H̄ = E·Ṽ2ᵀ
-		addTo(eb, s.mul(f.hh, v2, s.n, s.h, s.c))     // Ē += H·Ṽ2
+		f, tg := fs[t], tgs[t]                         // intermediates kept from the forward training
+		fb := s.spmm64(s.p.Features, s.ws.xv, v1, s.h) // F̄ = X·Ṽ1
+		q := s.mul(fb, w2, s.n, s.h, s.c)              // F̄·W2: Ā += (F̄W2)·dOᵀ·Â
+		dhb := s.spmmA(fb, s.h)                        // dH̄ = Â·F̄
+		eb := s.mul(dhb, w2, s.n, s.h, s.c)            // Ē = dH̄·W2
+		addTo(wb2, s.mulAT(dhb, tg.e, s.n, s.h, s.c))  // W̄2 += dH̄ᵀ·E
+		hb := s.mulBT(tg.e, v2, s.n, s.c, s.h)         // H̄ = E·Ṽ2ᵀ
+		addTo(eb, s.mul(f.hh, v2, s.n, s.h, s.c))      // Ē += H·Ṽ2
 		// Ā(:, T) += Ē·dO[T]ᵀ, kT += (F̄W2)·dO[T]ᵀ: stacked, one GEMM at the end.
 		s.lr.recordT(s, eb, q, tg.dO, t)
 		dob := s.spmmA(eb, s.c) // dŌ = Â·Ē

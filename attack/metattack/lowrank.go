@@ -61,9 +61,9 @@ func newLowRank(s *surrogate, cs [][]float64, n0 []float64) *lowRank {
 		e[tr*nt+j] = 1
 	}
 	z := s.spmmA(s.spmmA(e, nt), nt)
-	xg := s.spmm64(s.p.X, s.ws.xv, s.spmm64(s.xT, s.ws.xTv, z, nt), nt)
+	xg := s.spmm64(s.p.Features, s.ws.xv, s.spmm64(s.xT, s.ws.xTv, z, nt), nt)
 	if n0 == nil {
-		n0 = s.spmm64(s.p.X, s.ws.xv, s.w1, h)
+		n0 = s.spmm64(s.p.Features, s.ws.xv, s.w1, h)
 	}
 	k := h + nt
 	l.basis = s.buf(n * k)

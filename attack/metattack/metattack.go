@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/rgnn/rgnn/attack/nettack"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -35,7 +36,13 @@ type Options struct {
 	// published Metattack code computes it (gnn-meta-attack, DeepRobust):
 	// +(α+1)·S_d instead of −(α+1)·S_d (usually the stricter test).
 	RepoLogLikelihood bool
-	Seed              uint64 // initialisation of the inner surrogates
+	Seed              uint64 // initialisation of the inner surrogates (and of the self-training labels)
+	// SelfLabels are Meta-Self's self-training labels, one per node (the
+	// attack loss's targets on the unlabelled nodes); nil: computed with
+	// SelfTrainingLabels(p, Seed).
+	SelfLabels []int32
+	// Unlabeled are the nodes of the attack loss; nil: p.Val ∪ p.Test.
+	Unlabeled []int
 }
 
 func (o Options) withDefaults() Options {
@@ -60,17 +67,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Problem is the attacker's input.
-type Problem struct {
-	Adj        *tensor.CSR // clean graph: symmetric, unweighted, no self loops
-	X          *tensor.CSR // n×d features
-	Labels     []int32     // true labels (only the training nodes' are used)
-	SelfLabels []int32     // self-training labels (see SelfTrainingLabels)
-	NumClasses int
-	Train      []int // labelled nodes
-	Unlabeled  []int // nodes of the attack loss (val ∪ test)
-}
-
 // Result is the perturbation found.
 type Result struct {
 	Flips     [][2]int    `json:"flips"` // (min, max) in the order applied
@@ -80,21 +76,32 @@ type Result struct {
 // Progress is called after every flip.
 type Progress func(done, total int)
 
-func (p *Problem) validate() error {
-	if p.Adj == nil || p.X == nil {
+// unlabeled returns the nodes of the attack loss: o.Unlabeled, or
+// p.Val ∪ p.Test.
+func unlabeled(p *data.Problem, o Options) []int {
+	if o.Unlabeled != nil {
+		return o.Unlabeled
+	}
+	return slices.Concat(p.Val, p.Test)
+}
+
+// validate checks the attacker's input: p's graph, features, labels and
+// training nodes, and the unlabelled nodes unl.
+func validate(p *data.Problem, unl []int) error {
+	if p == nil || p.Adj == nil || p.Features == nil {
 		return errors.New("metattack: nil adjacency or features")
 	}
 	n := p.Adj.Rows
-	if p.Adj.Cols != n || p.X.Rows != n {
-		return fmt.Errorf("metattack: adjacency %d×%d and features with %d rows do not match", p.Adj.Rows, p.Adj.Cols, p.X.Rows)
+	if p.Adj.Cols != n || p.Features.Rows != n {
+		return fmt.Errorf("metattack: adjacency %d×%d and features with %d rows do not match", p.Adj.Rows, p.Adj.Cols, p.Features.Rows)
 	}
-	if len(p.Labels) != n || len(p.SelfLabels) != n {
-		return fmt.Errorf("metattack: need %d labels and self-training labels, got %d and %d", n, len(p.Labels), len(p.SelfLabels))
+	if len(p.Labels) != n {
+		return fmt.Errorf("metattack: need %d labels, got %d", n, len(p.Labels))
 	}
 	if p.NumClasses < 2 {
 		return fmt.Errorf("metattack: %d classes", p.NumClasses)
 	}
-	for _, set := range [][]int{p.Train, p.Unlabeled} {
+	for _, set := range [][]int{p.Train, unl} {
 		if len(set) == 0 {
 			return errors.New("metattack: empty training or unlabelled node set")
 		}
@@ -105,7 +112,7 @@ func (p *Problem) validate() error {
 		}
 	}
 	for i := range n {
-		if int(p.Labels[i]) >= p.NumClasses || int(p.SelfLabels[i]) >= p.NumClasses || p.Labels[i] < 0 || p.SelfLabels[i] < 0 {
+		if int(p.Labels[i]) >= p.NumClasses || p.Labels[i] < 0 {
 			return fmt.Errorf("metattack: label of node %d outside [0, %d)", i, p.NumClasses)
 		}
 		for k := p.Adj.Indptr[i]; k < p.Adj.Indptr[i+1]; k++ {
@@ -121,8 +128,21 @@ func (p *Problem) validate() error {
 	return nil
 }
 
+// checkSelfLabels checks the self-training labels of p's nodes.
+func checkSelfLabels(p *data.Problem, self []int32) error {
+	if len(self) != p.Adj.Rows {
+		return fmt.Errorf("metattack: need %d self-training labels, got %d", p.Adj.Rows, len(self))
+	}
+	for i, y := range self {
+		if int(y) >= p.NumClasses || y < 0 {
+			return fmt.Errorf("metattack: self-training label of node %d outside [0, %d)", i, p.NumClasses)
+		}
+	}
+	return nil
+}
+
 // Attack greedily flips budget node pairs.
-func Attack(ctx context.Context, p Problem, budget int, o Options, progress Progress) (*Result, error) {
+func Attack(ctx context.Context, p *data.Problem, budget int, o Options, progress Progress) (*Result, error) {
 	return Continue(ctx, p, nil, budget, o, progress)
 }
 
@@ -130,8 +150,9 @@ func Attack(ctx context.Context, p Problem, budget int, o Options, progress Prog
 // same problem with the same options and a smaller budget: the result is
 // the one Attack gives for budget (which counts prev), so a larger ε
 // continues from a smaller one.
-func Continue(ctx context.Context, p Problem, prev [][2]int, budget int, o Options, progress Progress) (*Result, error) {
-	if err := p.validate(); err != nil {
+func Continue(ctx context.Context, p *data.Problem, prev [][2]int, budget int, o Options, progress Progress) (*Result, error) {
+	o.Unlabeled = unlabeled(p, o)
+	if err := validate(p, o.Unlabeled); err != nil {
 		return nil, err
 	}
 	n := p.Adj.Rows
@@ -142,6 +163,16 @@ func Continue(ctx context.Context, p Problem, prev [][2]int, budget int, o Optio
 		return nil, fmt.Errorf("metattack: %d previous flips exceed the budget %d", len(prev), budget)
 	}
 	o = o.withDefaults()
+	if o.SelfLabels == nil {
+		self, err := SelfTrainingLabels(ctx, p, o.Seed)
+		if err != nil {
+			return nil, err
+		}
+		o.SelfLabels = self
+	}
+	if err := checkSelfLabels(p, o.SelfLabels); err != nil {
+		return nil, err
+	}
 	origDeg := graph.Degrees(p.Adj)
 	cur, err := graph.FlipEdges(p.Adj, prev)
 	if err != nil {
@@ -151,7 +182,7 @@ func Continue(ctx context.Context, p Problem, prev [][2]int, budget int, o Optio
 	if res.Flips == nil {
 		res.Flips = [][2]int{}
 	}
-	ws := newWorkspace(&p)
+	ws := newWorkspace(p, o.Unlabeled)
 	// flipped[i] lists the j > i already flipped: a pair is never flipped
 	// back (DeepRobust may undo a flip and count it twice against the
 	// budget; every attack here spends the budget on distinct pairs).
@@ -163,7 +194,7 @@ func Continue(ctx context.Context, p Problem, prev [][2]int, budget int, o Optio
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		s := newSurrogateWS(&p, cur, o.Hidden, stepRNG(o.Seed, step), ws)
+		s := newSurrogateWS(p, o, cur, stepRNG(o.Seed, step), ws)
 		g := s.pairGrad(s.metaGrad(o))
 		i, j, ok := bestPair(cur, g, origDeg, o.LLCutoff, o.RepoLogLikelihood, flipped)
 		if !ok {
@@ -283,12 +314,12 @@ type workspace struct {
 	abar, g    []float32
 }
 
-func newWorkspace(p *Problem) *workspace {
+func newWorkspace(p *data.Problem, unl []int) *workspace {
 	n := p.Adj.Rows
 	w := &workspace{trainM: make([]bool, n), unlM: make([]bool, n)}
-	w.xT, _ = p.X.Transpose()
-	w.xv, w.xTv = make([]float64, len(p.X.Values)), make([]float64, len(w.xT.Values))
-	for i, v := range p.X.Values {
+	w.xT, _ = p.Features.Transpose()
+	w.xv, w.xTv = make([]float64, len(p.Features.Values)), make([]float64, len(w.xT.Values))
+	for i, v := range p.Features.Values {
 		w.xv[i] = float64(v)
 	}
 	for i, v := range w.xT.Values {
@@ -297,7 +328,7 @@ func newWorkspace(p *Problem) *workspace {
 	for _, v := range p.Train {
 		w.trainM[v] = true
 	}
-	for _, v := range p.Unlabeled {
+	for _, v := range unl {
 		w.unlM[v] = true
 	}
 	return w
@@ -336,7 +367,8 @@ func (a *arena) get(k int) []float64 {
 
 // surrogate holds one inner training problem on the current graph.
 type surrogate struct {
-	p       *Problem
+	p       *data.Problem
+	self    []int32 // self-training labels
 	ws      *workspace
 	n, d, h int
 	c       int
@@ -354,14 +386,17 @@ type surrogate struct {
 
 func (s *surrogate) buf(k int) []float64 { return s.ws.ar.get(k) }
 
-func newSurrogate(p *Problem, adj *tensor.CSR, hidden int, rng *rand.Rand) *surrogate {
-	return newSurrogateWS(p, adj, hidden, rng, newWorkspace(p))
+// newSurrogate is the inner training problem of p on adj with o's hidden
+// size, self-training labels and unlabelled nodes.
+func newSurrogate(p *data.Problem, o Options, adj *tensor.CSR, rng *rand.Rand) *surrogate {
+	return newSurrogateWS(p, o, adj, rng, newWorkspace(p, unlabeled(p, o)))
 }
 
-func newSurrogateWS(p *Problem, adj *tensor.CSR, hidden int, rng *rand.Rand, ws *workspace) *surrogate {
+func newSurrogateWS(p *data.Problem, o Options, adj *tensor.CSR, rng *rand.Rand, ws *workspace) *surrogate {
 	n := adj.Rows
 	ws.ar.reset()
-	s := &surrogate{p: p, ws: ws, n: n, d: p.X.Cols, h: hidden, c: p.NumClasses, xT: ws.xT, trainM: ws.trainM, unlM: ws.unlM}
+	s := &surrogate{p: p, self: o.SelfLabels, ws: ws, n: n, d: p.Features.Cols, h: o.Hidden, c: p.NumClasses, xT: ws.xT,
+		trainM: ws.trainM, unlM: ws.unlM}
 	s.setGraph(adj)
 	s.w1 = make([]float64, s.d*s.h)
 	s.w2 = make([]float64, s.h*s.c)
@@ -404,20 +439,20 @@ func (s *surrogate) setGraph(adj *tensor.CSR) {
 func pairLLSeq(orig, cur []int) float64 { return nettack.LikelihoodRatio(orig, cur) }
 
 // SelfTrainingLabels returns Meta-Self's labels: the predictions of a
-// linearised GCN (nettack.TrainSurrogate) trained on the clean graph, with
-// the true labels on the training nodes.
-func SelfTrainingLabels(ctx context.Context, adj, x *tensor.CSR, labels []int32, numClasses int, train, val []int, seed uint64) ([]int32, error) {
-	sur, err := nettack.TrainSurrogate(ctx, adj, x, labels, numClasses, train, val, nettack.SurrogateOptions{Seed: seed})
+// linearised GCN (nettack.TrainSurrogate, seeded with seed) trained on p's
+// clean graph, with the true labels on the training nodes.
+func SelfTrainingLabels(ctx context.Context, p *data.Problem, seed uint64) ([]int32, error) {
+	sur, err := nettack.TrainSurrogate(ctx, p.Adj, p.Features, p.Labels, p.NumClasses, p.Train, p.Val, nettack.SurrogateOptions{Seed: seed})
 	if err != nil {
 		return nil, fmt.Errorf("metattack self-training labels: %w", err)
 	}
-	z := sur.Logits(adj)
-	out := make([]int32, adj.Rows)
+	z := sur.Logits(p.Adj)
+	out := make([]int32, p.Adj.Rows)
 	for i := range out {
 		out[i] = int32(z.ArgmaxRow(i))
 	}
-	for _, v := range train {
-		out[v] = labels[v]
+	for _, v := range p.Train {
+		out[v] = p.Labels[v]
 	}
 	return out, nil
 }

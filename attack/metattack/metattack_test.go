@@ -10,13 +10,15 @@ import (
 	"testing"
 
 	"github.com/rgnn/rgnn/attack/nettack"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
 )
 
 // tinyProblem builds a random connected graph with n nodes, sparse
-// features and labels.
-func tinyProblem(t testing.TB, n, d, c int, seed uint64) Problem {
+// features and labels, with random self-training labels (the true ones
+// on the training nodes); the unlabelled nodes are the test nodes.
+func tinyProblem(t testing.TB, n, d, c int, seed uint64) (*data.Problem, []int32) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	set := map[[2]int]bool{}
@@ -50,18 +52,19 @@ func tinyProblem(t testing.TB, n, d, c int, seed uint64) Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := Problem{Adj: adj, X: x, NumClasses: c, Labels: make([]int32, n), SelfLabels: make([]int32, n)}
+	p := &data.Problem{Adj: adj, Features: x, NumClasses: c, Labels: make([]int32, n)}
+	self := make([]int32, n)
 	for i := range n {
 		p.Labels[i] = int32(rng.IntN(c))
-		p.SelfLabels[i] = int32(rng.IntN(c))
+		self[i] = int32(rng.IntN(c))
 		if i%3 == 0 {
 			p.Train = append(p.Train, i)
-			p.SelfLabels[i] = p.Labels[i]
+			self[i] = p.Labels[i]
 		} else {
-			p.Unlabeled = append(p.Unlabeled, i)
+			p.Test = append(p.Test, i)
 		}
 	}
-	return p
+	return p, self
 }
 
 // weighted returns adj with the symmetric pair (i, j) set to weight w.
@@ -86,10 +89,10 @@ func weighted(adj *tensor.CSR, i, j int, w float32) *tensor.CSR {
 // training, Meta-Self) against central finite differences of the attack
 // loss after training, for every node pair of a tiny graph.
 func TestMetaGradientFD(t *testing.T) {
-	p := tinyProblem(t, 9, 6, 3, 1)
+	p, self := tinyProblem(t, 9, 6, 3, 1)
 	for _, iters := range []int{0, 1, 6} {
-		o := Options{TrainIters: iters, Hidden: 4, Seed: 3}.withDefaults()
-		s := newSurrogate(&p, p.Adj, o.Hidden, stepRNG(o.Seed, 0))
+		o := Options{TrainIters: iters, Hidden: 4, Seed: 3, SelfLabels: self}.withDefaults()
+		s := newSurrogate(p, o, p.Adj, stepRNG(o.Seed, 0))
 		g := s.pairGrad(s.metaGrad(o))
 		n := p.Adj.Rows
 		const h = 1e-3
@@ -101,9 +104,8 @@ func TestMetaGradientFD(t *testing.T) {
 					base = 1
 				}
 				loss := func(w float32) float64 {
-					q := p
-					q.Adj = weighted(p.Adj, i, j, w)
-					return newSurrogate(&q, q.Adj, o.Hidden, stepRNG(o.Seed, 0)).attackLoss(o)
+					q := p.WithAdj(weighted(p.Adj, i, j, w))
+					return newSurrogate(q, o, q.Adj, stepRNG(o.Seed, 0)).attackLoss(o)
 				}
 				fd := (loss(base+h) - loss(base-h)) / (2 * h)
 				got := float64(g[i*n+j])
@@ -121,13 +123,13 @@ func TestMetaGradientFD(t *testing.T) {
 // TestApproxFirstStepFD checks MetaApprox with zero training steps: the
 // plain gradient of the attack loss.
 func TestApproxFirstStepFD(t *testing.T) {
-	p := tinyProblem(t, 8, 5, 3, 4)
-	o := Options{Variant: Approx, TrainIters: 0, Hidden: 4, Seed: 1}.withDefaults()
+	p, self := tinyProblem(t, 8, 5, 3, 4)
+	o := Options{Variant: Approx, TrainIters: 0, Hidden: 4, Seed: 1, SelfLabels: self}.withDefaults()
 	o.TrainIters = 0
-	s := newSurrogate(&p, p.Adj, o.Hidden, stepRNG(o.Seed, 0))
+	s := newSurrogate(p, o, p.Adj, stepRNG(o.Seed, 0))
 	g := s.pairGrad(s.metaGrad(o))
 	n := p.Adj.Rows
-	so := Options{TrainIters: 0, Hidden: 4, Seed: 1}.withDefaults()
+	so := Options{TrainIters: 0, Hidden: 4, Seed: 1, SelfLabels: self}.withDefaults()
 	so.TrainIters = 0
 	for i := range n {
 		for j := i + 1; j < n; j++ {
@@ -136,9 +138,8 @@ func TestApproxFirstStepFD(t *testing.T) {
 				base = 1
 			}
 			loss := func(w float32) float64 {
-				q := p
-				q.Adj = weighted(p.Adj, i, j, w)
-				return newSurrogate(&q, q.Adj, so.Hidden, stepRNG(so.Seed, 0)).attackLoss(so)
+				q := p.WithAdj(weighted(p.Adj, i, j, w))
+				return newSurrogate(q, so, q.Adj, stepRNG(so.Seed, 0)).attackLoss(so)
 			}
 			fd := (loss(base+1e-3) - loss(base-1e-3)) / 2e-3
 			if math.Abs(float64(g[i*n+j])-fd) > 2e-3*max(1e-3, math.Abs(fd)) {
@@ -151,10 +152,10 @@ func TestApproxFirstStepFD(t *testing.T) {
 // TestAttackSmall: budget respected, no singletons, likelihood test holds,
 // deterministic across GOMAXPROCS, both variants.
 func TestAttackSmall(t *testing.T) {
-	p := tinyProblem(t, 30, 8, 3, 9)
+	p, self := tinyProblem(t, 30, 8, 3, 9)
 	deg := graph.Degrees(p.Adj)
 	for _, v := range []Variant{Self, Approx} {
-		o := Options{Variant: v, TrainIters: 20, Seed: 2}
+		o := Options{Variant: v, TrainIters: 20, Seed: 2, SelfLabels: self}
 		prev := runtime.GOMAXPROCS(1)
 		r1, err := Attack(context.Background(), p, 6, o, nil)
 		runtime.GOMAXPROCS(2)
@@ -214,23 +215,23 @@ func TestTiledGemm(t *testing.T) {
 }
 
 func TestAttackErrors(t *testing.T) {
-	p := tinyProblem(t, 10, 4, 2, 1)
-	if _, err := Attack(context.Background(), p, -1, Options{}, nil); err == nil {
+	p, self := tinyProblem(t, 10, 4, 2, 1)
+	if _, err := Attack(context.Background(), p, -1, Options{SelfLabels: self}, nil); err == nil {
 		t.Error("negative budget accepted")
 	}
-	q := p
+	q := *p
 	q.Train = nil
-	if _, err := Attack(context.Background(), q, 1, Options{}, nil); err == nil {
+	if _, err := Attack(context.Background(), &q, 1, Options{SelfLabels: self}, nil); err == nil {
 		t.Error("empty train set accepted")
 	}
-	q = p
+	q = *p
 	q.Adj, _ = tensor.FromCOO(10, 10, []tensor.Entry{{Row: 0, Col: 1, Val: 1}})
-	if _, err := Attack(context.Background(), q, 1, Options{}, nil); err == nil {
+	if _, err := Attack(context.Background(), &q, 1, Options{SelfLabels: self}, nil); err == nil {
 		t.Error("asymmetric adjacency accepted")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Attack(ctx, p, 2, Options{}, nil); err == nil {
+	if _, err := Attack(ctx, p, 2, Options{SelfLabels: self}, nil); err == nil {
 		t.Error("cancelled context not reported")
 	}
 }
@@ -238,8 +239,8 @@ func TestAttackErrors(t *testing.T) {
 // TestContinue: continuing from a smaller budget's flips gives the flips
 // of one run with the larger budget.
 func TestContinue(t *testing.T) {
-	p := tinyProblem(t, 30, 8, 3, 9)
-	o := Options{TrainIters: 10, Seed: 4}
+	p, self := tinyProblem(t, 30, 8, 3, 9)
+	o := Options{TrainIters: 10, Seed: 4, SelfLabels: self}
 	full, err := Attack(context.Background(), p, 6, o, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -265,13 +266,13 @@ func TestContinue(t *testing.T) {
 // parallel chunks and mulAT blocks, the flips and the meta-gradient bits do
 // not depend on GOMAXPROCS.
 func TestAttackDeterministicLarge(t *testing.T) {
-	p := tinyProblem(t, 1100, 12, 4, 11)
-	o := Options{TrainIters: 3, Seed: 5}
+	p, self := tinyProblem(t, 1100, 12, 4, 11)
+	o := Options{TrainIters: 3, Seed: 5, SelfLabels: self}
 	grad := func(procs int) ([]float32, [][2]int) {
 		prev := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(prev)
 		oo := o.withDefaults()
-		s := newSurrogate(&p, p.Adj, oo.Hidden, stepRNG(oo.Seed, 0))
+		s := newSurrogate(p, oo, p.Adj, stepRNG(oo.Seed, 0))
 		g := append([]float32(nil), s.pairGrad(s.metaGrad(oo))...)
 		r, err := Attack(context.Background(), p, 2, o, nil)
 		if err != nil {
@@ -347,8 +348,8 @@ func TestNoFlipBack(t *testing.T) {
 	if i, j, _ := bestPair(adj, g, deg, -1, false, map[int][]int{1: {2}}); i != 2 || j != 6 {
 		t.Fatalf("with (1, 2) flipped: best pair (%d, %d), want (2, 6)", i, j)
 	}
-	p := tinyProblem(t, 30, 6, 3, 4)
-	res, err := Attack(t.Context(), p, 60, Options{TrainIters: 3, Seed: 2}, nil)
+	p, self := tinyProblem(t, 30, 6, 3, 4)
+	res, err := Attack(t.Context(), p, 60, Options{TrainIters: 3, Seed: 2, SelfLabels: self}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package attack
+package engine
 
 // Tiles of the all-pairs low-rank product S = K·Lᵀ (ScanPairs): tileRows
 // rows of K against a panel of tileCols rows of L packed d-major, so the

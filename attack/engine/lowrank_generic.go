@@ -1,6 +1,6 @@
 //go:build !(goexperiment.simd && amd64)
 
-package attack
+package engine
 
 func tile(out *[tileRows * tileCols]float32, k, panel []float32, r2 int) {
 	tileGeneric(out, k, panel, r2)

@@ -1,22 +1,23 @@
-package attack
+package engine
 
 import (
 	"fmt"
-	"github.com/rgnn/rgnn/data"
 	"math"
 
+	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
 )
 
-// MaxAdaptiveGDCNodes bounds the graphs GDCEngine accepts: it keeps three
+// MaxGDCNodes bounds the graphs GDC accepts: it keeps three
 // dense n×n float32 matrices (S, (G+Gᵀ)·S and its transpose), 12n² bytes
 // (95 MB for cora_ml, 4.8 GB at the limit).
-const MaxAdaptiveGDCNodes = 20000
+const MaxGDCNodes = 20000
 
-// GDCEngine differentiates a model with GDC preprocessing (gdc, sm_gdc,
+// GDC differentiates a model with GDC preprocessing (gdc, sm_gdc,
 // medoid_gdc, ...: exact top-k PPR, rows normalised, then gcn_norm and the
 // layers) with respect to the undirected pair weights of the input graph:
 // the adaptive attack through GDC.
@@ -42,7 +43,7 @@ const MaxAdaptiveGDCNodes = 20000
 //
 // Per Evaluate with gradients: the CG solves (n right-hand sides), one
 // SpMM of 2nk nonzeros by n×n, and (nnz(W)+n) row dot products.
-type GDCEngine struct {
+type GDC struct {
 	m     model.Model
 	x     *autograd.Sparse
 	alpha float64
@@ -55,9 +56,9 @@ type GDCEngine struct {
 	ready bool
 }
 
-// NewGDCEngine returns the adaptive engine for a model with GDC
+// NewGDC returns the adaptive engine for a model with GDC
 // preprocessing (model.GDCParams). The model must use the exact diffusion.
-func NewGDCEngine(m model.Model, p *data.Problem) (*GDCEngine, error) {
+func NewGDC(m model.Model, p *data.Problem) (*GDC, error) {
 	cfg, ok := model.GDCParams(m)
 	if !ok {
 		return nil, fmt.Errorf("attack: %s has no GDC preprocessing", m.Name())
@@ -67,20 +68,20 @@ func NewGDCEngine(m model.Model, p *data.Problem) (*GDCEngine, error) {
 			m.Name(), cfg.Eps)
 	}
 	n := p.Adj.Rows
-	if n > MaxAdaptiveGDCNodes {
+	if n > MaxGDCNodes {
 		return nil, fmt.Errorf("attack: adaptive gradients through GDC keep dense n×n matrices; %d nodes exceed the limit of %d",
-			n, MaxAdaptiveGDCNodes)
+			n, MaxGDCNodes)
 	}
-	return &GDCEngine{m: m, x: p.X, alpha: cfg.Alpha, k: cfg.K, n: n}, nil
+	return &GDC{m: m, x: p.X, alpha: cfg.Alpha, k: cfg.K, n: n}, nil
 }
 
 // AnyPair implements Engine: H is dense, so every pair has a gradient.
-func (e *GDCEngine) AnyPair() bool { return true }
+func (e *GDC) AnyPair() bool { return true }
 
 // Evaluate implements Engine.
-func (e *GDCEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []int32, grad bool) (Eval, error) {
+func (e *GDC) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []int32, grad bool) (attack.Eval, error) {
 	if w.Rows != e.n || w.Cols != e.n {
-		return Eval{}, fmt.Errorf("attack: graph %d×%d for a model of %d nodes", w.Rows, w.Cols, e.n)
+		return attack.Eval{}, fmt.Errorf("attack: graph %d×%d for a model of %d nodes", w.Rows, w.Cols, e.n)
 	}
 	e.ready = false
 	if e.s == nil {
@@ -88,7 +89,7 @@ func (e *GDCEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []i
 	}
 	sk, s, err := graph.ExactGDCDense(w, e.alpha, e.k, 0, e.s)
 	if err != nil {
-		return Eval{}, fmt.Errorf("attack: GDC of the perturbed graph: %w", err)
+		return attack.Eval{}, fmt.Errorf("attack: GDC of the perturbed graph: %w", err)
 	}
 	ev, gp, err := evalWeighted(e.m, e.x, sk, loss, targets, labels, grad)
 	if err != nil || !grad {
@@ -100,7 +101,7 @@ func (e *GDCEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []i
 
 // backward turns gp = ∂L/∂P (P = sk's row-normalised values) into γ and
 // the matrices PairGrad needs.
-func (e *GDCEngine) backward(w, sk *tensor.CSR, s *tensor.Dense, gp []float32) {
+func (e *GDC) backward(w, sk *tensor.CSR, s *tensor.Dense, gp []float32) {
 	n := e.n
 	// G = ∂L/∂S on the pattern: P_uj = S_uj/Σ_l S_ul, so
 	// G_uj = (gP_uj − Σ_l gP_ul P_ul)/Σ_l S_ul.
@@ -183,7 +184,7 @@ func transposeInto(dst, src *tensor.Dense) {
 }
 
 // PairGrad implements Engine.
-func (e *GDCEngine) PairGrad(pairs []Flip, out []float32) error {
+func (e *GDC) PairGrad(pairs []attack.Flip, out []float32) error {
 	if !e.ready {
 		return fmt.Errorf("attack: PairGrad before Evaluate with gradients")
 	}

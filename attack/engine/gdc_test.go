@@ -1,14 +1,18 @@
-package attack
+package engine_test
 
 import (
 	"context"
-	"github.com/rgnn/rgnn/data"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/engine"
+	"github.com/rgnn/rgnn/attack/internal/attacktest"
+	"github.com/rgnn/rgnn/attack/protocol"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
@@ -19,7 +23,7 @@ import (
 // large enough for informative gradients.
 func gdcTestModel(t *testing.T, name string, p *data.Problem) model.Model {
 	t.Helper()
-	m, err := model.Default(testAggregators).New(name, p.Features.Cols, p.NumClasses,
+	m, err := model.Default(attacktest.Aggregators).New(name, p.Features.Cols, p.NumClasses,
 		model.Options{Seed: 3, Hidden: 6, Temperature: 0.5, K: 8})
 	if err != nil {
 		t.Fatal(err)
@@ -55,10 +59,10 @@ func samePattern(a, b *tensor.CSR) bool {
 // GDC. Pairs whose ±h step changes the top-k pattern are skipped.
 func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 	const n = 30
-	p := smallProblem(t, n, 7)
-	pairs := allPairs(n)
-	rng := newRNG(5, 5)
-	var block []Flip
+	p := attacktest.SmallProblem(t, n, 7)
+	pairs := attacktest.AllPairs(n)
+	rng := attacktest.RNG(5, 5)
+	var block []attack.Flip
 	var q []float32
 	for _, f := range pairs {
 		if rng.Float64() < 0.1 {
@@ -69,19 +73,19 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 	for _, name := range []string{"gdc", "sm_gdc"} {
 		t.Run(name, func(t *testing.T) {
 			m := gdcTestModel(t, name, p)
-			e, err := NewGDCEngine(m, p)
+			e, err := engine.NewGDC(m, p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !e.AnyPair() {
 				t.Fatal("GDC engine should take any pair")
 			}
-			w, _ := perturbed(p.Adj, block, q, -1)
+			w, _ := attack.Perturbed(p.Adj, block, q, -1)
 			sk0, err := graph.ExactGDC(w, 0.15, 8)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.Evaluate(w, ceLoss, p.Test, p.Labels, true); err != nil {
+			if _, err := e.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
 				t.Fatal(err)
 			}
 			g := make([]float32, len(pairs))
@@ -101,7 +105,7 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 						if d < 0 {
 							return math.NaN(), false // a weight cannot go below 0
 						}
-						wd, _ = perturbed(w, []Flip{f}, []float32{d}, -1)
+						wd, _ = attack.Perturbed(w, []attack.Flip{f}, []float32{d}, -1)
 					} else {
 						wd.Values[k1] += d
 						wd.Values[k2] += d
@@ -110,7 +114,7 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					ev, err := e.Evaluate(wd, ceLoss, p.Test, p.Labels, false)
+					ev, err := e.Evaluate(wd, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -132,7 +136,7 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 						skipped++
 						continue
 					}
-					l0, _ := e.Evaluate(w, ceLoss, p.Test, p.Labels, false)
+					l0, _ := e.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 					fd = (4*lp - 3*l0.Loss - l2) / (2 * h)
 				}
 				checked++
@@ -159,17 +163,17 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 // adaptive PR-BCD run through GDC works end to end.
 func TestGDCEngineForwardAndDeterminism(t *testing.T) {
 	const n = 30
-	p := smallProblem(t, n, 8)
+	p := attacktest.SmallProblem(t, n, 8)
 	m := gdcTestModel(t, "sm_gdc", p)
-	eng, err := NewEngine(m, p, false)
+	eng, err := engine.New(m, p, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := eng.(*GDCEngine); !ok {
+	if _, ok := eng.(*engine.GDC); !ok {
 		t.Fatalf("NewEngine gave %T for sm_gdc", eng)
 	}
 	for _, a := range []*tensor.CSR{p.Adj} {
-		ev, err := eng.Evaluate(a, ceLoss, p.Test, p.Labels, false)
+		ev, err := eng.Evaluate(a, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,22 +183,22 @@ func TestGDCEngineForwardAndDeterminism(t *testing.T) {
 		}
 		logits := train.Predict(m, g, p.X)
 		gl := tensor.NewDense(logits.Rows, logits.Cols)
-		if l := ceLoss(logits, p.Test, p.Labels, gl); l != ev.Loss {
+		if l := attacktest.MustLoss(t, "ce")(logits, p.Test, p.Labels, gl); l != ev.Loss {
 			t.Fatalf("engine loss %v, model %v", ev.Loss, l)
 		}
 		if acc := train.Accuracy(logits, p.Labels, p.Test); acc != ev.Accuracy {
 			t.Fatalf("engine accuracy %v, model %v", ev.Accuracy, acc)
 		}
 	}
-	pairs := allPairs(n)
+	pairs := attacktest.AllPairs(n)
 	grads := func(procs int) []float32 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		e, _ := NewGDCEngine(m, p)
-		w, _ := perturbed(p.Adj, pairs[:40], make([]float32, 40), -1)
+		e, _ := engine.NewGDC(m, p)
+		w, _ := attack.Perturbed(p.Adj, pairs[:40], make([]float32, 40), -1)
 		for i := range w.Values {
 			w.Values[i] *= 0.9
 		}
-		if _, err := e.Evaluate(w, tanhMarginLoss, p.Test, p.Labels, true); err != nil {
+		if _, err := e.Evaluate(w, attacktest.MustLoss(t, "tanh_margin"), p.Test, p.Labels, true); err != nil {
 			t.Fatal(err)
 		}
 		out := make([]float32, len(pairs))
@@ -209,8 +213,8 @@ func TestGDCEngineForwardAndDeterminism(t *testing.T) {
 			t.Fatalf("pair %v: %v with 1 proc, %v with 2", pairs[i], a[i], b[i])
 		}
 	}
-	r, err := Run(context.Background(), Config{Attack: "prbcd", Epsilons: []float64{0.2}, Seed: 1, Adaptive: true,
-		Options: Options{Epochs: 10, BlockSize: 100}, Victims: []Victim{{Name: "sm_gdc", Model: m}}}, p)
+	r, err := protocol.Run(context.Background(), protocol.Config{Attack: "prbcd", Epsilons: []float64{0.2}, Seed: 1, Adaptive: true,
+		Options: attack.Options{Epochs: 10, BlockSize: 100}, Victims: []protocol.Victim{{Name: "sm_gdc", Model: m}}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,20 +228,25 @@ func TestGDCEngineForwardAndDeterminism(t *testing.T) {
 // reference Soft Medoid GDC (T = 0.5) on cora_ml: Evaluate with gradients on
 // the clean graph, then PairGrad for 1e5 random pairs.
 func BenchmarkGDCEngineCora(b *testing.B) {
-	p := loadCora(b, 0)
-	m := pretrained(b, "sm_gdc", "Soft_Medoid_GDC_T_0_5", 0.5, 0, p)
-	e, err := NewGDCEngine(m, p)
+	p := attacktest.LoadCora(b, 0)
+	m := attacktest.Pretrained(b, "sm_gdc", "Soft_Medoid_GDC_T_0_5", 0.5, 0, p)
+	e, err := engine.NewGDC(m, p)
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := newRNG(1, 1)
-	pairs := make([]Flip, 100_000)
-	for i := range pairs {
-		pairs[i] = linearToPair(p.Adj.Rows, rng.Int64N(numPairs(p.Adj.Rows)))
+	rng := attacktest.RNG(1, 1)
+	pairs := make([]attack.Flip, 100_000)
+	for i := range pairs { // uniform over the pairs u < v
+		u, v := rng.IntN(p.Adj.Rows), rng.IntN(p.Adj.Rows)
+		for u == v {
+			u, v = rng.IntN(p.Adj.Rows), rng.IntN(p.Adj.Rows)
+		}
+		pairs[i] = attack.Flip{U: int32(min(u, v)), V: int32(max(u, v))}
 	}
 	out := make([]float32, len(pairs))
+	loss := attacktest.MustLoss(b, "tanh_margin")
 	for b.Loop() {
-		if _, err := e.Evaluate(p.Adj, tanhMarginLoss, p.Test, p.Labels, true); err != nil {
+		if _, err := e.Evaluate(p.Adj, loss, p.Test, p.Labels, true); err != nil {
 			b.Fatal(err)
 		}
 		if err := e.PairGrad(pairs, out); err != nil {
@@ -253,24 +262,24 @@ func TestGDCEngineCoraMatchesVictim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	p := loadCora(t, 0)
-	m := pretrained(t, "sm_gdc", "Soft_Medoid_GDC_T_0_5", 0.5, 0, p)
-	e, err := NewGDCEngine(m, p)
+	p := attacktest.LoadCora(t, 0)
+	m := attacktest.Pretrained(t, "sm_gdc", "Soft_Medoid_GDC_T_0_5", 0.5, 0, p)
+	e, err := engine.NewGDC(m, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := e.Evaluate(p.Adj, tanhMarginLoss, p.Test, p.Labels, true)
+	ev, err := e.Evaluate(p.Adj, attacktest.MustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := EvaluateVictim(m, p, p.Adj)
+	acc, err := protocol.EvaluateVictim(m, p, p.Adj)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ev.Accuracy != acc || math.Abs(acc-0.8202) > 5e-5 {
 		t.Fatalf("engine accuracy %v, victim evaluation %v (reference run: 0.8202)", ev.Accuracy, acc)
 	}
-	pairs := []Flip{{0, 1}, {5, 2000}, {100, 2809}}
+	pairs := []attack.Flip{{U: 0, V: 1}, {U: 5, V: 2000}, {U: 100, V: 2809}}
 	out := make([]float32, len(pairs))
 	if err := e.PairGrad(pairs, out); err != nil {
 		t.Fatal(err)
@@ -284,7 +293,7 @@ func TestGDCEngineCoraMatchesVictim(t *testing.T) {
 
 // The GDC engine refuses what it cannot differentiate, naming the reason.
 func TestGDCEngineRefuses(t *testing.T) {
-	p := smallProblem(t, 12, 2)
+	p := attacktest.SmallProblem(t, 12, 2)
 	cases := []struct {
 		name string
 		o    model.Options
@@ -293,15 +302,15 @@ func TestGDCEngineRefuses(t *testing.T) {
 	}{
 		{"sm_gcn", model.Options{}, p, "no GDC"},
 		{"gdc", model.Options{PPREps: 1e-4}, p, "exact diffusion"},
-		{"gdc", model.Options{}, &data.Problem{Adj: &tensor.CSR{Rows: MaxAdaptiveGDCNodes + 1, Cols: MaxAdaptiveGDCNodes + 1,
-			Indptr: make([]int, MaxAdaptiveGDCNodes+2)}}, "exceed the limit"},
+		{"gdc", model.Options{}, &data.Problem{Adj: &tensor.CSR{Rows: engine.MaxGDCNodes + 1, Cols: engine.MaxGDCNodes + 1,
+			Indptr: make([]int, engine.MaxGDCNodes+2)}}, "exceed the limit"},
 	}
 	for _, c := range cases {
-		m, err := model.Default(testAggregators).New(c.name, p.Features.Cols, p.NumClasses, c.o)
+		m, err := model.Default(attacktest.Aggregators).New(c.name, p.Features.Cols, p.NumClasses, c.o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := NewGDCEngine(m, c.p); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := engine.NewGDC(m, c.p); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}

@@ -3,10 +3,9 @@ package attack
 import (
 	"context"
 	"fmt"
-	"github.com/rgnn/rgnn/data"
-	"slices"
 
 	"github.com/rgnn/rgnn/attack/metattack"
+	"github.com/rgnn/rgnn/data"
 )
 
 var metattackSpec = Spec{
@@ -48,21 +47,19 @@ type Metattack struct {
 func (a *Metattack) Perturb(ctx context.Context, env *Env, prev []Flip, budget int) ([]Flip, error) {
 	p := env.Problem
 	if a.self == nil || a.selfFor != p {
-		self, err := metattack.SelfTrainingLabels(ctx, p.Adj, p.Features, p.Labels, p.NumClasses, p.Train, p.Val, env.Seed)
+		self, err := metattack.SelfTrainingLabels(ctx, p, env.Seed)
 		if err != nil {
 			return nil, err
 		}
 		a.self, a.selfFor = self, p
 	}
-	mp := metattack.Problem{Adj: p.Adj, X: p.Features, Labels: p.Labels, SelfLabels: a.self, NumClasses: p.NumClasses,
-		Train: p.Train, Unlabeled: slices.Concat(p.Val, p.Test)}
 	o := a.Options
-	o.Seed = env.Seed
+	o.Seed, o.SelfLabels = env.Seed, a.self // the loss on the default unlabelled nodes, val ∪ test
 	pairs := make([][2]int, len(prev))
 	for i, f := range prev {
 		pairs[i] = [2]int{int(f.U), int(f.V)}
 	}
-	res, err := metattack.Continue(ctx, mp, pairs, budget, o, env.progress)
+	res, err := metattack.Continue(ctx, p, pairs, budget, o, env.progress)
 	if err != nil {
 		return nil, err
 	}

@@ -1,55 +1,25 @@
-package attack
+package protocol
 
 import (
 	"context"
-	"github.com/rgnn/rgnn/data"
 	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/internal/attacktest"
 	"github.com/rgnn/rgnn/attack/nettack"
 	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/npz"
-	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
 )
 
-func TestApplyFeatureFlips(t *testing.T) {
-	x, err := tensor.FromCOO(3, 4, []tensor.Entry{{Row: 0, Col: 1, Val: 1}, {Row: 0, Col: 3, Val: 1}, {Row: 2, Col: 0, Val: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := ApplyFeatureFlips(x, []FeatureFlip{{0, 3}, {0, 0}, {1, 2}, {0, 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := [][]float32{{1, 1, 1, 0}, {0, 0, 1, 0}, {1, 0, 0, 0}}
-	for r, row := range want {
-		for c, v := range row {
-			got := float32(0)
-			if k, ok := y.Find(r, c); ok {
-				got = y.Values[k]
-			}
-			if got != v {
-				t.Errorf("X'[%d,%d] = %v, want %v", r, c, got, v)
-			}
-		}
-	}
-	if x.Nnz() != 3 {
-		t.Error("ApplyFeatureFlips changed its input")
-	}
-	for _, bad := range [][]FeatureFlip{{{0, 1}, {0, 1}}, {{3, 0}}, {{0, 4}}, {{-1, 0}}} {
-		if _, err := ApplyFeatureFlips(x, bad); err == nil {
-			t.Errorf("flips %v accepted", bad)
-		}
-	}
-}
-
 // binaryProblem is smallProblem with binarised features.
 func binaryProblem(t *testing.T, n int, seed uint64) *data.Problem {
-	p := smallProblem(t, n, seed)
+	p := attacktest.SmallProblem(t, n, seed)
 	x := p.Features.Clone()
 	for i := range x.Values {
 		x.Values[i] = 1
@@ -70,7 +40,7 @@ func TestRunTargetedNettackFeatures(t *testing.T) {
 	ctx := context.Background()
 	for _, perturb := range []string{"structure", "features", "both"} {
 		res, err := RunTargeted(ctx, TargetedConfig{Attack: "nettack", Targets: targets, Budget: TargetedBudget{Plus: 2}, Seed: 2,
-			Options: Options{Perturb: perturb}, Victims: victims}, p)
+			Options: attack.Options{Perturb: perturb}, Victims: victims}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,19 +64,19 @@ func TestRunTargetedNettackFeatures(t *testing.T) {
 			}
 			nf += len(r.Victims[0].FeatureFlips)
 			// recompute the victims' margins by hand
-			fl := make([]Flip, len(r.Victims[0].Flips))
+			fl := make([]attack.Flip, len(r.Victims[0].Flips))
 			for k, f := range r.Victims[0].Flips {
-				fl[k] = Flip{int32(f[0]), int32(f[1])}
+				fl[k] = attack.Flip{U: int32(f[0]), V: int32(f[1])}
 			}
-			var ff []FeatureFlip
+			var ff []attack.FeatureFlip
 			for _, f := range r.Victims[0].FeatureFlips {
-				ff = append(ff, FeatureFlip{int32(f[0]), int32(f[1])})
+				ff = append(ff, attack.FeatureFlip{Node: int32(f[0]), Feature: int32(f[1])})
 			}
-			adj, err := ApplyFlips(p.Adj, fl)
+			adj, err := attack.ApplyFlips(p.Adj, fl)
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, err := ApplyFeatureFlips(p.Features, ff)
+			x, err := attack.ApplyFeatureFlips(p.Features, ff)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,14 +132,14 @@ func TestRunTargetedNettackFeatures(t *testing.T) {
 		}
 	}
 	// errors
-	q := smallProblem(t, 40, 7) // real-valued features
-	if _, err := RunTargeted(ctx, TargetedConfig{Attack: "nettack", Targets: targets, Options: Options{Perturb: "both"}, Victims: victims}, q); err == nil || !strings.Contains(err.Error(), "binary") {
+	q := attacktest.SmallProblem(t, 40, 7) // real-valued features
+	if _, err := RunTargeted(ctx, TargetedConfig{Attack: "nettack", Targets: targets, Options: attack.Options{Perturb: "both"}, Victims: victims}, q); err == nil || !strings.Contains(err.Error(), "binary") {
 		t.Errorf("non-binary features: %v", err)
 	}
-	if _, err := RunTargeted(ctx, TargetedConfig{Attack: "local_prbcd", Targets: targets, Options: Options{Perturb: "features"}, Victims: victims}, p); err == nil || !strings.Contains(err.Error(), "edges only") {
+	if _, err := RunTargeted(ctx, TargetedConfig{Attack: "local_prbcd", Targets: targets, Options: attack.Options{Perturb: "features"}, Victims: victims}, p); err == nil || !strings.Contains(err.Error(), "edges only") {
 		t.Errorf("local_prbcd with features: %v", err)
 	}
-	if _, err := RunTargeted(ctx, TargetedConfig{Attack: "nettack", Targets: targets, Options: Options{Perturb: "edges"}, Victims: victims}, p); err == nil {
+	if _, err := RunTargeted(ctx, TargetedConfig{Attack: "nettack", Targets: targets, Options: attack.Options{Perturb: "edges"}, Victims: victims}, p); err == nil {
 		t.Error("unknown perturbation accepted")
 	}
 }
@@ -177,10 +147,10 @@ func TestRunTargetedNettackFeatures(t *testing.T) {
 // Nettack's own error on non-binary features is passed on with its
 // "nettack:" prefix once, not twice.
 func TestRunTargetedNettackNonBinaryError(t *testing.T) {
-	p := smallProblem(t, 30, 3)
+	p := attacktest.SmallProblem(t, 30, 3)
 	victims := []Victim{{Name: "gcn", Model: trainedSmall(t, p, "gcn", 1)}}
 	_, err := RunTargeted(context.Background(), TargetedConfig{Attack: "nettack", Targets: p.Test[:2], Budget: TargetedBudget{Plus: 1},
-		Seed: 1, Options: Options{Perturb: "features"}, Victims: victims}, p)
+		Seed: 1, Options: attack.Options{Perturb: "features"}, Victims: victims}, p)
 	if err == nil || !strings.HasPrefix(err.Error(), "nettack: ") || strings.Contains(err.Error(), "nettack: nettack:") ||
 		!strings.Contains(err.Error(), "binary") {
 		t.Fatalf("non-binary features: %v", err)

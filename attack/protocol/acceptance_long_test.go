@@ -1,6 +1,6 @@
 //go:build long
 
-package attack
+package protocol
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/internal/attacktest"
 	"github.com/rgnn/rgnn/internal/cputime"
 )
 
@@ -43,7 +45,7 @@ type acceptRow struct {
 // "1"), RGNN_ATTACK_OUT names a JSON file for the rows. The bounds are
 // checked on the means when all three seeds ran.
 //
-//	GOEXPERIMENT=simd go test -tags long -run TestAcceptance -timeout 6h -v ./attack
+//	GOEXPERIMENT=simd go test -tags long -run TestAcceptance -timeout 6h -v ./attack/protocol
 func TestAcceptance(t *testing.T) {
 	only := map[string]bool{}
 	for _, a := range strings.Split(os.Getenv("RGNN_ATTACKS"), ",") {
@@ -56,14 +58,14 @@ func TestAcceptance(t *testing.T) {
 		attack   string
 		adaptive bool
 		eps      []float64
-		opts     Options
+		opts     attack.Options
 	}
 	// Direct PR-BCD runs with 20 rounds of greedy swap refinement (rgnn
 	// attack --refine 20): at the reference's setting alone it stays 0.001
 	// above the bound (BENCHMARKS.md, "Direct PR-BCD").
-	jobs := []job{{"dice", false, []float64{0.1, 0.25}, Options{}}, {"fgsm", false, []float64{0.1, 0.25}, Options{}},
-		{"pgd", false, []float64{0.1, 0.25}, Options{}}, {"prbcd", false, []float64{0.1, 0.25}, Options{}},
-		{"prbcd_direct", true, []float64{0.1}, Options{Refine: 20}}, {"grbcd", false, []float64{0.1, 0.25}, Options{}}}
+	jobs := []job{{"dice", false, []float64{0.1, 0.25}, attack.Options{}}, {"fgsm", false, []float64{0.1, 0.25}, attack.Options{}},
+		{"pgd", false, []float64{0.1, 0.25}, attack.Options{}}, {"prbcd", false, []float64{0.1, 0.25}, attack.Options{}},
+		{"prbcd_direct", true, []float64{0.1}, attack.Options{Refine: 20}}, {"grbcd", false, []float64{0.1, 0.25}, attack.Options{}}}
 	var rows []acceptRow
 	seeds := []int{0, 1, 5}
 	if env := os.Getenv("RGNN_SEEDS"); env != "" {
@@ -77,9 +79,9 @@ func TestAcceptance(t *testing.T) {
 		}
 	}
 	for _, seed := range seeds {
-		p := loadCora(t, seed)
-		gcn := pretrained(t, "gcn", "Vanilla_GCN", 1, seed, p)
-		smgdc := pretrained(t, "sm_gdc", "Soft_Medoid_GDC_T_0_5", 0.5, seed, p)
+		p := attacktest.LoadCora(t, seed)
+		gcn := attacktest.Pretrained(t, "gcn", "Vanilla_GCN", 1, seed, p)
+		smgdc := attacktest.Pretrained(t, "sm_gdc", "Soft_Medoid_GDC_T_0_5", 0.5, seed, p)
 		victims := []Victim{{Name: "gcn", Model: gcn}, {Name: "sm_gdc", Model: smgdc}}
 		t0 := time.Now()
 		sur, err := TrainSurrogate(context.Background(), p, uint64(seed), nil)

@@ -1,9 +1,11 @@
-package attack
+package protocol
 
 import (
 	"context"
 	"testing"
 
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/internal/attacktest"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
@@ -14,7 +16,7 @@ import (
 // continues the smaller budget's flips, and rejects victims it cannot
 // retrain and unknown variants.
 func TestMetattackPoisoningRun(t *testing.T) {
-	p := smallProblem(t, 30, 3)
+	p := attacktest.SmallProblem(t, 30, 3)
 	newGCN := func() model.Model {
 		m, err := model.Default(nil).New("gcn", p.Features.Cols, p.NumClasses, model.Options{Seed: 1, Hidden: 8})
 		if err != nil {
@@ -38,7 +40,7 @@ func TestMetattackPoisoningRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Attack: "metattack", Epsilons: []float64{0.05, 0.15}, Seed: 2, Options: Options{Epochs: 10},
+	cfg := Config{Attack: "metattack", Epsilons: []float64{0.05, 0.15}, Seed: 2, Options: attack.Options{Epochs: 10},
 		Victims: []Victim{{Name: "gcn", Model: clean, Train: fit}}}
 	var stages []string
 	cfg.Progress = func(stage string, done, total int) {

@@ -1,47 +1,55 @@
-package attack
+package engine
 
 import (
 	"fmt"
-	"github.com/rgnn/rgnn/data"
 
+	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
 )
 
-// TapeEngine differentiates any model whose preprocessing is gcn_norm
+// Tape differentiates any model whose preprocessing is gcn_norm
 // (model.PlainNorm: gcn, sm_gcn, ...) through the autograd tape, Soft
 // Medoid aggregations included (their backward returns edge-weight
 // gradients): the adaptive attack. The pairs asked for must be stored in
 // the graph passed to Evaluate (AnyPair is false), so PR-BCD keeps its whole
 // block in the structure (memory O(edges + block)). Models with GDC
-// preprocessing have their own engine (GDCEngine); SVD/Jaccard ones are
+// preprocessing have their own engine (GDC); SVD/Jaccard ones are
 // refused.
-type TapeEngine struct {
+type Tape struct {
 	m    model.Model
 	x    *autograd.Sparse
 	w    *tensor.CSR
 	grad []float32 // ∂loss/∂w per stored entry of w
 }
 
-// NewTapeEngine returns the adaptive engine for m.
-func NewTapeEngine(m model.Model, p *data.Problem) (*TapeEngine, error) {
+// NewTape returns the adaptive engine for m.
+func NewTape(m model.Model, p *data.Problem) (*Tape, error) {
 	if !model.PlainNorm(m) {
 		return nil, fmt.Errorf("attack: the tape engine cannot differentiate %s's preprocessing; "+
-			"models with plain gcn_norm (gcn, sm_gcn, ...) or GDC (GDCEngine) are supported", m.Name())
+			"models with plain gcn_norm (gcn, sm_gcn, ...) or GDC (GDC) are supported", m.Name())
 	}
-	return &TapeEngine{m: m, x: p.X}, nil
+	return &Tape{m: m, x: p.X}, nil
 }
 
 // AnyPair implements Engine.
-func (e *TapeEngine) AnyPair() bool { return false }
+func (e *Tape) AnyPair() bool { return false }
+
+// Describe names the attacked model for error messages about pairs that
+// are not stored.
+func (e *Tape) Describe() string {
+	return fmt.Sprintf("the attacked model %s uses the tape engine", e.m.Name())
+}
 
 // Evaluate implements Engine.
-func (e *TapeEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []int32, grad bool) (Eval, error) {
+func (e *Tape) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []int32, grad bool) (attack.Eval, error) {
 	ev, gw, err := evalWeighted(e.m, e.x, w, loss, targets, labels, grad)
 	if err != nil {
-		return Eval{}, err
+		return attack.Eval{}, err
 	}
 	e.w, e.grad = w, gw
 	return ev, nil
@@ -51,8 +59,8 @@ func (e *TapeEngine) Evaluate(w *tensor.CSR, loss Loss, targets []int, labels []
 // Forward, the values of w a tape leaf) and returns the loss and accuracy
 // at the targets and, with grad, ∂loss/∂w per stored entry of w (nil
 // without). Model parameter gradients are left at zero.
-func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss Loss, targets []int, labels []int32,
-	grad bool) (Eval, []float32, error) {
+func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss attack.Loss, targets []int, labels []int32,
+	grad bool) (attack.Eval, []float32, error) {
 	s, src := graph.AddRemainingSelfLoops(w, 1)
 	ss := autograd.NewSparse(s)
 	var tp *autograd.Tape
@@ -67,10 +75,10 @@ func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss Loss, t
 	norm := tp.GCNNormValues(ss, tp.Gather(vals, src, 1))
 	logits := m.Forward(tp, &model.Graph{S: ss, Vals: norm}, x, model.Mode{})
 	if err := logits.Value.CheckFinite(m.Name() + " logits"); err != nil {
-		return Eval{}, nil, err
+		return attack.Eval{}, nil, err
 	}
 	gl := tensor.NewDense(logits.Value.Rows, logits.Value.Cols)
-	ev := Eval{Loss: loss(logits.Value, targets, labels, gl), Accuracy: accuracy(logits.Value, targets, labels)}
+	ev := attack.Eval{Loss: loss(logits.Value, targets, labels, gl), Accuracy: train.Accuracy(logits.Value, labels, targets)}
 	if !grad {
 		return ev, nil, nil
 	}
@@ -87,7 +95,7 @@ func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss Loss, t
 }
 
 // PairGrad implements Engine: the sum of both directions' entry gradients.
-func (e *TapeEngine) PairGrad(pairs []Flip, out []float32) error {
+func (e *Tape) PairGrad(pairs []attack.Flip, out []float32) error {
 	if e.grad == nil {
 		return fmt.Errorf("attack: PairGrad before Evaluate with gradients")
 	}

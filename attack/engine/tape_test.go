@@ -1,49 +1,42 @@
-package attack
+package engine_test
 
 import (
 	"context"
-	"github.com/rgnn/rgnn/data"
 	"math"
 	"testing"
 
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/engine"
+	"github.com/rgnn/rgnn/attack/internal/attacktest"
+	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/model"
 )
-
-func allPairs(n int) []Flip {
-	var out []Flip
-	for u := 0; u < n; u++ {
-		for v := u + 1; v < n; v++ {
-			out = append(out, Flip{int32(u), int32(v)})
-		}
-	}
-	return out
-}
 
 // The tape engine (autograd through gcn_norm and the model) and the
 // analytic GCN engine agree on every pair's gradient.
 func TestTapeEngineMatchesGCNEngine(t *testing.T) {
-	p := smallProblem(t, 11, 3)
-	m := randomGCN(t, p, 5)
-	ge, err := NewGCNEngine(m, p.Features)
+	p := attacktest.SmallProblem(t, 11, 3)
+	m := attacktest.RandomGCN(t, p, 5)
+	ge, err := engine.NewGCN(m, p.Features)
 	if err != nil {
 		t.Fatal(err)
 	}
-	te, err := NewTapeEngine(m, p)
+	te, err := engine.NewTape(m, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs := allPairs(11)
+	pairs := attacktest.AllPairs(11)
 	q := make([]float32, len(pairs))
 	for i := range q {
 		q[i] = 0.1 + 0.8*float32(i%7)/7
 	}
-	w, _ := perturbed(p.Adj, pairs, q, -1)
+	w, _ := attack.Perturbed(p.Adj, pairs, q, -1)
 	a, b := make([]float32, len(pairs)), make([]float32, len(pairs))
-	e1, err := ge.Evaluate(w, tanhMarginLoss, p.Test, p.Labels, true)
+	e1, err := ge.Evaluate(w, attacktest.MustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e2, err := te.Evaluate(w, tanhMarginLoss, p.Test, p.Labels, true)
+	e2, err := te.Evaluate(w, attacktest.MustLoss(t, "tanh_margin"), p.Test, p.Labels, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,24 +59,24 @@ func TestTapeEngineMatchesGCNEngine(t *testing.T) {
 // Adaptive attacks through a Soft Medoid GCN: finite differences of the
 // tape engine's pair gradients, and an adaptive PR-BCD run.
 func TestTapeEngineSoftMedoid(t *testing.T) {
-	p := smallProblem(t, 12, 4)
-	m, err := model.Default(testAggregators).New("sm_gcn", p.Features.Cols, p.NumClasses,
+	p := attacktest.SmallProblem(t, 12, 4)
+	m, err := model.Default(attacktest.Aggregators).New("sm_gcn", p.Features.Cols, p.NumClasses,
 		model.Options{Seed: 1, Hidden: 6, Temperature: 0.5, K: 16}) // k ≥ n: no top-k switching under ±h
 	if err != nil {
 		t.Fatal(err)
 	}
-	te, err := NewTapeEngine(m, p)
+	te, err := engine.NewTape(m, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs := allPairs(12)
+	pairs := attacktest.AllPairs(12)
 	q := make([]float32, len(pairs))
-	rng := newRNG(9, 9)
+	rng := attacktest.RNG(9, 9)
 	for i := range q {
 		q[i] = 0.2 + 0.6*rng.Float32()
 	}
-	w, _ := perturbed(p.Adj, pairs, q, -1)
-	if _, err := te.Evaluate(w, ceLoss, p.Test, p.Labels, true); err != nil {
+	w, _ := attack.Perturbed(p.Adj, pairs, q, -1)
+	if _, err := te.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
 		t.Fatal(err)
 	}
 	g := make([]float32, len(pairs))
@@ -95,9 +88,9 @@ func TestTapeEngineSoftMedoid(t *testing.T) {
 		const h = 1e-3
 		val := func(d float32) float64 {
 			qq := append([]float32(nil), q...)
-			qq[i] += d * edgeSign(p.Adj, pairs[i])
-			w, _ := perturbed(p.Adj, pairs, qq, -1)
-			ev, err := te.Evaluate(w, ceLoss, p.Test, p.Labels, false)
+			qq[i] += d * attacktest.EdgeSign(p.Adj, pairs[i])
+			w, _ := attack.Perturbed(p.Adj, pairs, qq, -1)
+			ev, err := te.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,23 +105,15 @@ func TestTapeEngineSoftMedoid(t *testing.T) {
 	if bad > 2 {
 		t.Fatalf("%d pair gradients disagree with finite differences", bad)
 	}
-	r, err := Run(context.Background(), Config{Attack: "prbcd", Epsilons: []float64{0.2}, Seed: 1, Adaptive: true,
-		Options: Options{Epochs: 10, BlockSize: 30}, Victims: []Victim{{Name: "sm_gcn", Model: m}}}, p)
+	r, err := protocol.Run(context.Background(), protocol.Config{Attack: "prbcd", Epsilons: []float64{0.2}, Seed: 1, Adaptive: true,
+		Options: attack.Options{Epochs: 10, BlockSize: 30}, Victims: []protocol.Victim{{Name: "sm_gcn", Model: m}}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Mode != "adaptive" || r.Budgets[0].NumFlips > r.Budgets[0].Budget {
 		t.Fatalf("adaptive run: %+v", r.Budgets[0])
 	}
-	if _, err := NewTapeEngine(mustModel(t, "sm_gdc", p), p); err == nil {
+	if _, err := engine.NewTape(attacktest.MustModel(t, "sm_gdc", p), p); err == nil {
 		t.Fatal("sm_gdc accepted by the tape engine")
 	}
-}
-
-func mustModel(t *testing.T, name string, p *data.Problem) model.Model {
-	m, err := model.Default(testAggregators).New(name, p.Features.Cols, p.NumClasses, model.Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }

@@ -1,6 +1,6 @@
 //go:build goexperiment.simd && amd64
 
-package attack
+package engine
 
 import "simd/archsimd"
 

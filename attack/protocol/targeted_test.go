@@ -1,12 +1,14 @@
-package attack
+package protocol
 
 import (
 	"context"
-	"github.com/rgnn/rgnn/data"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/internal/attacktest"
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/train"
 )
@@ -14,7 +16,7 @@ import (
 // trainedSmall trains a model on the small problem (a few epochs).
 func trainedSmall(t *testing.T, p *data.Problem, name string, seed uint64) model.Model {
 	t.Helper()
-	m, err := model.Default(testAggregators).New(name, p.Features.Cols, p.NumClasses, model.Options{Seed: seed, Hidden: 8, K: 8})
+	m, err := model.Default(attacktest.Aggregators).New(name, p.Features.Cols, p.NumClasses, model.Options{Seed: seed, Hidden: 8, K: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,14 +35,14 @@ func trainedSmall(t *testing.T, p *data.Problem, name string, seed uint64) model
 // budget holds, the margin at the target never rises, and it falls for
 // most targets; the flips do not depend on the number of workers.
 func TestLocalPRBCDDirectGCN(t *testing.T) {
-	p := smallProblem(t, 40, 7)
+	p := attacktest.SmallProblem(t, 40, 7)
 	m := trainedSmall(t, p, "gcn", 1)
 	targets := p.Test[:6]
 	var prev *TargetedResult
 	for _, workers := range []int{1, 2} {
 		res, err := RunTargeted(context.Background(), TargetedConfig{Attack: "local_prbcd", Targets: targets,
 			Budget: TargetedBudget{Plus: 2}, Seed: 3, Direct: true, Workers: workers,
-			Options: Options{Epochs: 60, FineTuneEpochs: 20}, Victims: []Victim{{Name: "gcn", Model: m}}}, p)
+			Options: attack.Options{Epochs: 60, FineTuneEpochs: 20}, Victims: []Victim{{Name: "gcn", Model: m}}}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,11 +82,11 @@ func TestLocalPRBCDDirectGCN(t *testing.T) {
 // model with plain gcn_norm and, through the GDC engine, on Soft Medoid GDC;
 // victims without an engine (SVD) are refused with a clear error.
 func TestLocalPRBCDDirectSoftMedoid(t *testing.T) {
-	p := smallProblem(t, 30, 8)
+	p := attacktest.SmallProblem(t, 30, 8)
 	m := trainedSmall(t, p, "sm_gcn", 2)
 	res, err := RunTargeted(context.Background(), TargetedConfig{Attack: "local_prbcd", Targets: p.Test[:3],
 		Budget: TargetedBudget{Epsilons: []float64{0.5, 1}}, Seed: 1, Direct: true,
-		Options: Options{Epochs: 20, FineTuneEpochs: 5}, Victims: []Victim{{Name: "sm_gcn", Model: m}}}, p)
+		Options: attack.Options{Epochs: 20, FineTuneEpochs: 5}, Victims: []Victim{{Name: "sm_gcn", Model: m}}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +97,12 @@ func TestLocalPRBCDDirectSoftMedoid(t *testing.T) {
 		}
 	}
 	// Soft Medoid GDC goes through the GDC engine (exact dense PPR).
-	gdc, err := model.Default(testAggregators).New("sm_gdc", p.Features.Cols, p.NumClasses, model.Options{Seed: 1, Hidden: 8, K: 8})
+	gdc, err := model.Default(attacktest.Aggregators).New("sm_gdc", p.Features.Cols, p.NumClasses, model.Options{Seed: 1, Hidden: 8, K: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err = RunTargeted(context.Background(), TargetedConfig{Attack: "local_prbcd", Targets: p.Test[:1], Budget: TargetedBudget{Plus: 2},
-		Direct: true, Options: Options{Epochs: 5}, Victims: []Victim{{Name: "sm_gcn", Model: m}, {Name: "sm_gdc", Model: gdc}}}, p)
+		Direct: true, Options: attack.Options{Epochs: 5}, Victims: []Victim{{Name: "sm_gcn", Model: m}, {Name: "sm_gdc", Model: gdc}}}, p)
 	if err != nil {
 		t.Fatalf("sm_gdc direct: %v", err)
 	}
@@ -112,12 +114,12 @@ func TestLocalPRBCDDirectSoftMedoid(t *testing.T) {
 		}
 	}
 	// A model without a gradient engine (SVD preprocessing) is refused by name before any work.
-	svd, err := model.Default(testAggregators).New("svd_gcn", p.Features.Cols, p.NumClasses, model.Options{Seed: 1, Hidden: 8})
+	svd, err := model.Default(attacktest.Aggregators).New("svd_gcn", p.Features.Cols, p.NumClasses, model.Options{Seed: 1, Hidden: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = RunTargeted(context.Background(), TargetedConfig{Attack: "local_prbcd", Targets: p.Test[:1], Budget: TargetedBudget{Plus: 2},
-		Direct: true, Options: Options{Epochs: 5}, Victims: []Victim{{Name: "sm_gcn", Model: m}, {Name: "svd_gcn", Model: svd}}}, p)
+		Direct: true, Options: attack.Options{Epochs: 5}, Victims: []Victim{{Name: "sm_gcn", Model: m}, {Name: "svd_gcn", Model: svd}}}, p)
 	if err == nil || !strings.Contains(err.Error(), "victim svd_gcn") {
 		t.Fatalf("svd_gcn direct: err %v", err)
 	}
@@ -126,13 +128,13 @@ func TestLocalPRBCDDirectSoftMedoid(t *testing.T) {
 // Nettack through the registry: transfer of the same flips to two
 // victims; local PR-BCD transfer from a GCN surrogate.
 func TestRunTargetedTransfer(t *testing.T) {
-	p := smallProblem(t, 40, 9)
+	p := attacktest.SmallProblem(t, 40, 9)
 	gcn := trainedSmall(t, p, "gcn", 1)
 	sm := trainedSmall(t, p, "sm_gcn", 1)
 	victims := []Victim{{Name: "gcn", Model: gcn}, {Name: "sm_gcn", Model: sm}}
 	for _, name := range []string{"nettack", "local_prbcd"} {
 		res, err := RunTargeted(context.Background(), TargetedConfig{Attack: name, Targets: p.Test[:4],
-			Budget: TargetedBudget{Plus: 1}, Seed: 2, Surrogate: gcn, Options: Options{Epochs: 30},
+			Budget: TargetedBudget{Plus: 1}, Seed: 2, Surrogate: gcn, Options: attack.Options{Epochs: 30},
 			Victims: victims}, p)
 		if err != nil {
 			t.Fatal(name, err)
@@ -150,8 +152,8 @@ func TestRunTargetedTransfer(t *testing.T) {
 }
 
 func TestTargetedErrors(t *testing.T) {
-	p := smallProblem(t, 20, 1)
-	m := randomGCN(t, p, 1)
+	p := attacktest.SmallProblem(t, 20, 1)
+	m := attacktest.RandomGCN(t, p, 1)
 	v := []Victim{{Name: "gcn", Model: m}}
 	cases := []struct {
 		cfg  TargetedConfig
@@ -180,24 +182,24 @@ func TestTargetedErrors(t *testing.T) {
 // those of running each ε on its own, and Save writes and lists each
 // (target, budget) file once.
 func TestRunTargetedSharedBudgets(t *testing.T) {
-	p := smallProblem(t, 40, 7)
+	p := attacktest.SmallProblem(t, 40, 7)
 	m := trainedSmall(t, p, "gcn", 1)
 	targets := p.Test[:6]
-	run := func(attack string, eps []float64) *TargetedResult {
-		res, err := RunTargeted(context.Background(), TargetedConfig{Attack: attack, Targets: targets,
-			Budget: TargetedBudget{Epsilons: eps}, Seed: 3, Direct: attack == "local_prbcd",
-			Options: Options{Epochs: 20, FineTuneEpochs: 5}, Victims: []Victim{{Name: "gcn", Model: m}}}, p)
+	run := func(name string, eps []float64) *TargetedResult {
+		res, err := RunTargeted(context.Background(), TargetedConfig{Attack: name, Targets: targets,
+			Budget: TargetedBudget{Epsilons: eps}, Seed: 3, Direct: name == "local_prbcd",
+			Options: attack.Options{Epochs: 20, FineTuneEpochs: 5}, Victims: []Victim{{Name: "gcn", Model: m}}}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
 	eps := []float64{0.5, 0.55, 1}
-	for _, attack := range []string{"nettack", "local_prbcd"} {
-		both := run(attack, eps)
+	for _, name := range []string{"nettack", "local_prbcd"} {
+		both := run(name, eps)
 		var alone []TargetRow
 		for _, e := range eps {
-			alone = append(alone, run(attack, []float64{e}).Rows...)
+			alone = append(alone, run(name, []float64{e}).Rows...)
 		}
 		shared := 0
 		for _, r := range both.Rows {
@@ -208,7 +210,7 @@ func TestRunTargetedSharedBudgets(t *testing.T) {
 				}
 			}
 			if a == nil || !reflect.DeepEqual(*a, r) {
-				t.Fatalf("%s target %d ε=%v: %+v, alone %+v", attack, r.Target, r.Epsilon, r, a)
+				t.Fatalf("%s target %d ε=%v: %+v, alone %+v", name, r.Target, r.Epsilon, r, a)
 			}
 			for _, o := range both.Rows {
 				if o.Target == r.Target && o.Budget == r.Budget && o.Epsilon != r.Epsilon {
@@ -217,7 +219,7 @@ func TestRunTargetedSharedBudgets(t *testing.T) {
 			}
 		}
 		if shared == 0 {
-			t.Fatalf("%s: no two ε share a budget; the test needs one", attack)
+			t.Fatalf("%s: no two ε share a budget; the test needs one", name)
 		}
 		paths, err := both.Save(t.TempDir(), p)
 		if err != nil {
@@ -226,10 +228,10 @@ func TestRunTargetedSharedBudgets(t *testing.T) {
 		seen := map[string]bool{}
 		for _, q := range paths {
 			if seen[q] {
-				t.Fatalf("%s: %s listed twice", attack, q)
+				t.Fatalf("%s: %s listed twice", name, q)
 			}
 			seen[q] = true
 		}
-		t.Logf("%s: %d rows, %d sharing a budget, %d files", attack, len(both.Rows), shared, len(paths))
+		t.Logf("%s: %d rows, %d sharing a budget, %d files", name, len(both.Rows), shared, len(paths))
 	}
 }

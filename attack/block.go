@@ -1,0 +1,132 @@
+package attack
+
+import (
+	"slices"
+
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// block is a set of candidate pairs with relaxed weights.
+type block struct {
+	n     int
+	adj   *tensor.CSR
+	pairs []Flip
+	p     []float32
+	sign  []float32 // edgeSign of each pair: −1 edge, +1 non-edge
+	bits  []uint64  // membership by linear index
+}
+
+func newBlock(adj *tensor.CSR) *block {
+	n := adj.Rows
+	return &block{n: n, adj: adj, bits: make([]uint64, (numPairs(n)+63)/64)}
+}
+
+func (b *block) has(lin int64) bool { return b.bits[lin>>6]&(1<<(lin&63)) != 0 }
+
+func (b *block) set(lin int64) { b.bits[lin>>6] |= 1 << (lin & 63) }
+
+func (b *block) unset(lin int64) { b.bits[lin>>6] &^= 1 << (lin & 63) }
+
+// fill draws random new pairs (weight eps) until the block holds size pairs
+// or the draws keep colliding.
+func (b *block) fill(rng interface{ Int64N(int64) int64 }, size int) {
+	np := numPairs(b.n)
+	size = int(min(int64(size), np))
+	for tries := 0; len(b.pairs) < size && tries < 20; tries++ {
+		b.drawRound(rng, np, size-len(b.pairs))
+	}
+}
+
+// drawRound makes want random draws among the np pairs and adds those not
+// yet in the block (weight eps).
+func (b *block) drawRound(rng interface{ Int64N(int64) int64 }, np int64, want int) {
+	for i := 0; i < want; i++ {
+		lin := rng.Int64N(np)
+		if b.has(lin) {
+			continue
+		}
+		b.set(lin)
+		f := linearToPair(b.n, lin)
+		b.pairs = append(b.pairs, f)
+		b.p = append(b.p, pEps)
+		b.sign = append(b.sign, edgeSign(b.adj, f))
+	}
+}
+
+// draw adds size − len(pairs) random draws to the block, dropping those
+// already present (in the block or earlier in the same round), so the block
+// ends up somewhat smaller than size — the reference's torch.unique of
+// randint draws (e.g. ≈ 0.88M distinct pairs of 1e6 draws on cora_ml). A
+// new round is drawn only while the block holds at most budget pairs.
+func (b *block) draw(rng interface{ Int64N(int64) int64 }, size, budget int) {
+	np := numPairs(b.n)
+	size = int(min(int64(size), np))
+	for tries := 0; tries < 20; tries++ {
+		b.drawRound(rng, np, size-len(b.pairs))
+		if len(b.pairs) > budget || len(b.pairs) == size {
+			return
+		}
+	}
+}
+
+// keep retains the entries with i in idx (in that order).
+func (b *block) keep(idx []int) {
+	for i, f := range b.pairs {
+		_ = i
+		b.unset(pairToLinear(b.n, f))
+	}
+	pairs := make([]Flip, len(idx), cap(b.pairs))
+	p := make([]float32, len(idx), cap(b.p))
+	sign := make([]float32, len(idx), cap(b.sign))
+	for k, i := range idx {
+		pairs[k], p[k], sign[k] = b.pairs[i], b.p[i], b.sign[i]
+		b.set(pairToLinear(b.n, pairs[k]))
+	}
+	b.pairs, b.p, b.sign = pairs, p, sign
+}
+
+func (b *block) clone() *block {
+	return &block{n: b.n, adj: b.adj, pairs: slices.Clone(b.pairs), p: slices.Clone(b.p), sign: slices.Clone(b.sign),
+		bits: slices.Clone(b.bits)}
+}
+
+// resample drops the low weights (all at the floor, but at most half of the
+// block) and draws new pairs at random (reference resample_random_block).
+func (b *block) resample(rng interface{ Int64N(int64) int64 }, size, budget int) {
+	var keepIdx []int
+	for i, v := range b.p {
+		if v > pEps {
+			keepIdx = append(keepIdx, i)
+		}
+	}
+	if half := len(b.p) - len(b.p)/2; len(keepIdx) > half {
+		// keep the largest half: values above the half-th largest, then ties
+		// at it in position order (O(block) selection, no sort)
+		vals := make([]float32, len(keepIdx))
+		for k, i := range keepIdx {
+			vals[k] = b.p[i]
+		}
+		th := graph.KthLargest(vals, half)
+		above := 0
+		for _, i := range keepIdx {
+			if b.p[i] > th {
+				above++
+			}
+		}
+		ties := half - above
+		k := 0
+		for _, i := range keepIdx {
+			if v := b.p[i]; v > th || (v == th && ties > 0) {
+				if v == th {
+					ties--
+				}
+				keepIdx[k] = i
+				k++
+			}
+		}
+		keepIdx = keepIdx[:k]
+	}
+	b.keep(keepIdx)
+	b.draw(rng, size, budget)
+}

@@ -1,0 +1,86 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/nettack"
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
+)
+
+// Victim is a trained model evaluated on the clean and perturbed graphs.
+type Victim struct {
+	Name  string // label in the results (e.g. "sm_gdc_T0.5")
+	Model model.Model
+	// Train trains a fresh copy of the victim from scratch on adj (same
+	// protocol and seed as Model); needed by poisoning attacks.
+	Train func(ctx context.Context, adj *tensor.CSR) (model.Model, error)
+}
+
+// EvaluateVictim returns m's test accuracy on adj (preprocessing recomputed).
+func EvaluateVictim(m model.Model, p *data.Problem, adj *tensor.CSR) (float64, error) {
+	g, err := m.Preprocess(adj, p.Features)
+	if err != nil {
+		return 0, err
+	}
+	logits := train.Predict(m, g, p.X)
+	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
+		return 0, err
+	}
+	return train.Accuracy(logits, p.Labels, p.Test), nil
+}
+
+// victimMargins is the probability margin of m at every node on adj.
+func victimMargins(m model.Model, p *data.Problem, adj *tensor.CSR) ([]float64, error) {
+	return victimMarginsX(m, p, adj, p.Features)
+}
+
+// victimMarginsX is victimMargins with features x (p.Features or a
+// perturbed copy): the model's preprocessing (e.g. Jaccard) sees x too.
+func victimMarginsX(m model.Model, p *data.Problem, adj, x *tensor.CSR) ([]float64, error) {
+	g, err := m.Preprocess(adj, x)
+	if err != nil {
+		return nil, err
+	}
+	xs := p.X
+	if x != p.Features {
+		xs = autograd.NewSparse(x)
+	}
+	logits := train.Predict(m, g, xs)
+	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
+		return nil, err
+	}
+	return nettack.ProbMargins(logits, p.Labels), nil
+}
+
+// checkPoisoning reports victims a poisoning attack cannot retrain.
+func checkPoisoning(spec attack.Spec, victims []Victim) error {
+	if !spec.Poisoning {
+		return nil
+	}
+	for _, v := range victims {
+		if v.Train == nil {
+			return fmt.Errorf("attack %s is a poisoning attack: victim %s needs a Train function", spec.Name, v.Name)
+		}
+	}
+	return nil
+}
+
+// victimAccuracy is a victim's test accuracy on the perturbed graph adj:
+// evasion evaluates the trained model (preprocessing recomputed),
+// poisoning trains a fresh model from scratch on adj first.
+func victimAccuracy(ctx context.Context, spec attack.Spec, v Victim, p *data.Problem, adj *tensor.CSR) (float64, error) {
+	if !spec.Poisoning {
+		return EvaluateVictim(v.Model, p, adj)
+	}
+	m, err := v.Train(ctx, adj)
+	if err != nil {
+		return 0, fmt.Errorf("retraining on the perturbed graph: %w", err)
+	}
+	return EvaluateVictim(m, p, adj)
+}

@@ -1,0 +1,144 @@
+package attack
+
+import (
+	"math"
+	"slices"
+)
+
+// pairGrader asks an engine for the gradients of a set of pairs: one
+// PairGrad call, or — when the set covers a large share of all pairs and the
+// engine can stream all-pairs rows — one ScanPairs pass picking the set's
+// entries row by row (the all-pairs product has better locality than
+// random per-pair dot products). Memory stays O(n + set).
+type pairGrader struct {
+	e     Engine
+	de    DenseEngine
+	n     int
+	all   int64
+	start []int
+	order []int32
+}
+
+func newPairGrader(e Engine, n int, all int64) *pairGrader {
+	pg := &pairGrader{e: e, n: n, all: all}
+	pg.de, _ = e.(DenseEngine)
+	return pg
+}
+
+func (pg *pairGrader) grad(pairs []Flip, out []float32) error {
+	if pg.de == nil || int64(len(pairs))*8 < pg.all {
+		return pg.e.PairGrad(pairs, out)
+	}
+	// counting sort of the pairs by row
+	if cap(pg.start) < pg.n+1 {
+		pg.start = make([]int, pg.n+1)
+	}
+	start := pg.start[:pg.n+1]
+	clear(start)
+	for _, f := range pairs {
+		start[f.U+1]++
+	}
+	for u := 0; u < pg.n; u++ {
+		start[u+1] += start[u]
+	}
+	if cap(pg.order) < len(pairs) {
+		pg.order = make([]int32, len(pairs))
+	}
+	order := pg.order[:len(pairs)]
+	fill := append([]int(nil), start[:pg.n]...)
+	for i, f := range pairs {
+		order[fill[f.U]] = int32(i)
+		fill[f.U]++
+	}
+	pg.de.ScanPairs(func(u int, s []float32) {
+		for _, i := range order[start[u]:start[u+1]] {
+			out[i] = s[int(pairs[i].V)-u-1]
+		}
+	})
+	return nil
+}
+
+// sampleFinal turns relaxed weights into at most budget flips: first the
+// top-budget weights (if topFirst), then up to samples Bernoulli(p) draws with at most
+// budget flips; it keeps the draw with the lowest target accuracy of the
+// attacked model (byLoss: the highest loss, as PGD) and returns it with its
+// evaluation (the zero Eval if no draw was within the budget).
+func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng interface{ Float64() float64 },
+	byLoss, topFirst bool) ([]Flip, Eval, error) {
+	q := slices.Clone(p)
+	for i, v := range q {
+		if v <= pEps {
+			q[i] = 0
+		}
+	}
+	var bestFlips []Flip
+	var bestEv Eval
+	bestScore := math.Inf(1)
+	first := 1
+	if topFirst {
+		first = 0
+	}
+	for s := first; s <= samples; s++ {
+		var flips []Flip
+		if s == 0 {
+			idx := make([]int, 0, len(q))
+			for i, v := range q {
+				if v > 0 {
+					idx = append(idx, i)
+				}
+			}
+			sortByValue(idx, q, true)
+			for _, i := range idx[:min(budget, len(idx))] {
+				flips = append(flips, pairs[i])
+			}
+		} else {
+			for i, v := range q {
+				if v > 0 && rng.Float64() < float64(v) {
+					flips = append(flips, pairs[i])
+				}
+			}
+			if len(flips) > budget {
+				continue
+			}
+		}
+		sortFlips(flips)
+		adj, err := ApplyFlips(env.Problem.Adj, flips)
+		if err != nil {
+			return nil, Eval{}, err
+		}
+		ev, err := env.Engine.Evaluate(adj, env.Loss, env.Targets, env.Problem.Labels, false)
+		if err != nil {
+			return nil, Eval{}, err
+		}
+		score := ev.Accuracy
+		if byLoss {
+			score = -ev.Loss
+		}
+		if bestFlips == nil || score < bestScore {
+			bestScore, bestFlips, bestEv = score, flips, ev
+		}
+	}
+	return bestFlips, bestEv, nil
+}
+
+// sortByValue orders the indices idx by v[i], descending or ascending,
+// stably (ties keep their order).
+func sortByValue(idx []int, v []float32, desc bool) {
+	slices.SortStableFunc(idx, func(x, y int) int {
+		c := 0
+		switch {
+		case v[x] > v[y]:
+			c = -1
+		case v[x] < v[y]:
+			c = 1
+		}
+		if !desc {
+			c = -c
+		}
+		return c
+	})
+}
+
+// denseOK reports whether an n-node graph's relaxed weights fit in memory
+// as one slice (PGD).
+func denseOK(n int) bool { return numPairs(n) <= 1<<28 }
