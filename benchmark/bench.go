@@ -32,21 +32,35 @@ type variant struct {
 	pattern bool
 }
 
-// architectures are the table rows in display order.
-var architectures = []struct {
+// architecture is a table row: a model and its variant with GDC.
+type architecture struct {
 	name string
 	v    variant
-}{
-	{"gcn", variant{plain: "gcn", gdc: "gdc"}},
-	{"appnp", variant{plain: "appnp", gdc: "appnp", pattern: true}},
-	{"gat", variant{plain: "gat", gdc: "gat", pattern: true}},
-	{"svd_gcn", variant{plain: "svd_gcn", gdc: "svd_gcn", pattern: true}},
-	{"jaccard_gcn", variant{plain: "jaccard_gcn", gdc: "jaccard_gcn", pattern: true}},
-	{"rgcn", variant{plain: "rgcn", gdc: "rgcn", pattern: true}},
-	{"sm_gcn", variant{plain: "sm_gcn", gdc: "sm_gdc"}},
-	{"medoid_gdc", variant{gdc: "medoid_gdc"}},
-	{"dimmedian_gdc", variant{gdc: "dimmedian_gdc"}},
-	{"softmedian_gdc", variant{gdc: "softmedian_gdc"}},
+}
+
+// architectures are the table rows in the registry's table order, derived
+// from the model facts: a model with its own row (Spec.Row empty) runs as
+// itself without GDC unless it diffuses (Uses.Diffusion), and with GDC as
+// its GDCVariant, as itself when it diffuses, else on GDC's sparsity
+// pattern.
+func architectures() []architecture {
+	var out []architecture
+	for _, s := range model.Default(nil).Specs() {
+		if s.Row != "" {
+			continue
+		}
+		a := architecture{name: s.Name}
+		switch {
+		case s.Uses.Diffusion:
+			a.v = variant{gdc: s.Name}
+		case s.GDCVariant != "":
+			a.v = variant{plain: s.Name, gdc: s.GDCVariant}
+		default:
+			a.v = variant{plain: s.Name, gdc: s.Name, pattern: true}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // Architectures lists the table rows. Model names select rows: every
@@ -54,7 +68,7 @@ var architectures = []struct {
 // GDC column of sm_gcn).
 func Architectures() []string {
 	var s []string
-	for _, a := range architectures {
+	for _, a := range architectures() {
 		s = append(s, a.name)
 	}
 	return s
@@ -62,7 +76,7 @@ func Architectures() []string {
 
 // ArchitectureOf maps a registry model name to its table row.
 func ArchitectureOf(modelName string) (string, error) {
-	for _, a := range architectures {
+	for _, a := range architectures() {
 		if modelName != "" && (a.name == modelName || a.v.plain == modelName || a.v.gdc == modelName) {
 			return a.name, nil
 		}
@@ -142,7 +156,7 @@ func Run(ctx context.Context, reg *model.Registry, datasets []Dataset, cfg Confi
 			return nil, fmt.Errorf("%s: %w", ds.Name, err)
 		}
 		x := autograd.NewSparse(g.Features)
-		for _, a := range architectures {
+		for _, a := range architectures() {
 			if len(sel) > 0 && !sel[a.name] {
 				continue
 			}
@@ -161,7 +175,7 @@ func Run(ctx context.Context, reg *model.Registry, datasets []Dataset, cfg Confi
 					if ds.PPREps > 0 {
 						r.PPR = fmt.Sprintf("push eps=%g", ds.PPREps)
 					}
-				} else if strings.HasPrefix(a.name, "sm_") {
+				} else if spec, _ := reg.Lookup(r.Model); spec.Uses.K {
 					r.K = ds.K
 				}
 				switch {

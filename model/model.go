@@ -199,13 +199,11 @@ func (r *Registry) New(name string, nFeat, nClass int, o Options) (Model, error)
 }
 
 // Default returns a registry holding every built-in model; robust models get
-// their aggregations from f (nil: the robust models are not registered).
+// their aggregations from f (nil: they are listed with their facts, but
+// building one is an error).
 func Default(f AggregatorFactory) *Registry {
 	r := &Registry{}
-	specs := builtins()
-	if f != nil {
-		specs = append(specs, robustSpecs(f)...)
-	}
+	specs := append(builtins(), robustSpecs(f)...)
 	for _, s := range specs {
 		if err := r.Register(s); err != nil {
 			panic(err) // programmer error: duplicate built-in name

@@ -38,6 +38,9 @@ func robustSpecs(f AggregatorFactory) []Spec {
 		facts.Name, facts.Description, facts.Differentiable = name, desc, true
 		facts.Uses.Diffusion = gdc
 		facts.New = func(nFeat, nClass int, o Options) (Model, error) {
+			if f == nil {
+				return nil, fmt.Errorf("%s: no aggregation factory (model.Default(nil))", name)
+			}
 			a1, err := f(agg, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)

@@ -10,13 +10,12 @@ import (
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/internal/stats"
 	"github.com/rgnn/rgnn/model"
-	"github.com/rgnn/rgnn/task"
 )
 
 // facts returns the registry's facts about a model (zero for a name the
 // registry does not know: such rows sort last under their own name).
 func facts(m string) model.Spec {
-	s, ok := task.Models().Lookup(m)
+	s, ok := model.Default(nil).Lookup(m)
 	if !ok {
 		s.Order = math.MaxInt
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/internal/fixture"
 	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/task"
 	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
 )
@@ -64,7 +65,7 @@ func TestPPRVotesApproxVsExact(t *testing.T) {
 	all := append([]float64{0}, epss...) // 0 = exact
 	models := make([]model.Model, len(all))
 	for i, eps := range all {
-		m, err := modelRegistry().New("sm_gdc", g.Features.Cols, g.NumClasses, model.Options{Temperature: 0.5, PPREps: eps})
+		m, err := task.Models().New("sm_gdc", g.Features.Cols, g.NumClasses, model.Options{Temperature: 0.5, PPREps: eps})
 		if err != nil {
 			t.Fatal(err)
 		}
