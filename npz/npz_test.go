@@ -127,4 +127,3 @@ func TestReadSharedFiles(t *testing.T) {
 		}
 	}
 }
-
