@@ -49,13 +49,22 @@ func files(tb testing.TB, glob func(string) []string, perGlob int, patterns []st
 	var out [][]byte
 	for _, p := range patterns {
 		files := glob(p)
-		for _, f := range files[:min(perGlob, len(files))] {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			out = append(out, b, NoCRC(tb, b))
+		out = append(out, Files(tb, files[:min(perGlob, len(files))]...)...)
+	}
+	return out
+}
+
+// Files returns each archive at paths as stored and re-packed without
+// checksums.
+func Files(tb testing.TB, paths ...string) [][]byte {
+	tb.Helper()
+	var out [][]byte
+	for _, f := range paths {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
 		}
+		out = append(out, b, NoCRC(tb, b))
 	}
 	return out
 }
