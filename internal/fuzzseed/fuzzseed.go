@@ -31,8 +31,8 @@ func NPZ(tb testing.TB, entries ...npz.Entry) [][]byte {
 }
 
 // Reference returns up to perGlob reference fixtures per glob pattern
-// (relative to the reference directory), each as stored and re-packed
-// without checksums; none when the fixtures are absent.
+// (relative to the reference directory), as Files does; none when the
+// fixtures are absent.
 func Reference(tb testing.TB, perGlob int, patterns ...string) [][]byte {
 	tb.Helper()
 	return files(tb, fixture.ReferenceFiles, perGlob, patterns)
@@ -54,8 +54,13 @@ func files(tb testing.TB, glob func(string) []string, perGlob int, patterns []st
 	return out
 }
 
-// Files returns each archive at paths as stored and re-packed without
-// checksums.
+// maxNoCRC is the largest archive also offered re-packed: mutations of a
+// large file mostly land in bulk data, and every large seed slows each
+// execution the fuzzer spends on it.
+const maxNoCRC = 64 << 10
+
+// Files returns each archive at paths as stored and, when it is at most
+// 64 KiB, re-packed without checksums.
 func Files(tb testing.TB, paths ...string) [][]byte {
 	tb.Helper()
 	var out [][]byte
@@ -64,7 +69,10 @@ func Files(tb testing.TB, paths ...string) [][]byte {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		out = append(out, b, NoCRC(tb, b))
+		out = append(out, b)
+		if len(b) <= maxNoCRC {
+			out = append(out, NoCRC(tb, b))
+		}
 	}
 	return out
 }
