@@ -280,8 +280,8 @@ func loadCounts(a *npz.Archive, key string) (*Counts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load votes: %w", err)
 	}
-	if len(shape) != 2 {
-		return nil, fmt.Errorf("load votes %s: %s has shape %v, want [nodes, classes]", a.Path, key, shape)
+	if len(shape) != 2 || shape[0] < 1 || shape[1] < 2 {
+		return nil, fmt.Errorf("load votes %s: %s has shape %v, want [nodes ≥ 1, classes ≥ 2]", a.Path, key, shape)
 	}
 	c := &Counts{Nodes: shape[0], Classes: shape[1], Data: v}
 	if err := c.Validate(); err != nil {

@@ -220,8 +220,8 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 	}
 	es := make([]tensor.Entry, 0, len(ind))
 	for i := 0; i < r; i++ {
-		if ptr[i+1] < ptr[i] {
-			return nil, fmt.Errorf("%s: %s: indptr decreases at row %d", a.Path, dot, i)
+		if ptr[i+1] < ptr[i] || ptr[i+1] > int64(len(ind)) {
+			return nil, fmt.Errorf("%s: %s: indptr decreases at row %d or exceeds the %d indices", a.Path, dot, i, len(ind))
 		}
 		for k := ptr[i]; k < ptr[i+1]; k++ {
 			if ind[k] < 0 || int(ind[k]) >= c {

@@ -3,15 +3,17 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rgnn/rgnn/npz"
 )
 
 // LoadWeights reads parameters from an .npz in the reference layout (one
 // array per state-dict key, weights stored [in, out], biases as vectors) into
-// m. Every parameter of m must be present with the right number of values,
-// and every value finite; extra arrays are an error too, since they mean the
-// file belongs to another architecture.
+// m. Every parameter of m must be present with its shape ([rows, cols], or
+// [cols] for a one-row parameter such as a bias) and every value finite;
+// extra arrays are an error too, since they mean the file belongs to another
+// architecture. On error m is left unchanged.
 func LoadWeights(m Model, path string) error {
 	a, err := npz.Open(path)
 	if err != nil {
@@ -19,31 +21,32 @@ func LoadWeights(m Model, path string) error {
 	}
 	params := m.Params()
 	known := map[string]bool{}
-	for _, p := range params {
+	values := make([][]float32, len(params))
+	for i, p := range params {
 		known[p.Name] = true
 		v, shape, err := a.Float32(p.Name)
 		if err != nil {
 			return fmt.Errorf("load weights for %s: %w", m.Name(), err)
 		}
-		if len(v) != len(p.Value.Data) {
-			return fmt.Errorf("load weights: %s: %s has shape %v, the %s model needs %d×%d",
-				path, p.Name, shape, m.Name(), p.Value.Rows, p.Value.Cols)
+		rows, cols := p.Value.Rows, p.Value.Cols
+		if !slices.Equal(shape, []int{rows, cols}) && !(rows == 1 && slices.Equal(shape, []int{cols})) {
+			return fmt.Errorf("load weights: %s: %s has shape %v, the %s model needs [%d %d] (stored [in, out])",
+				path, p.Name, shape, m.Name(), rows, cols)
 		}
-		if len(shape) == 2 && (shape[0] != p.Value.Rows || shape[1] != p.Value.Cols) {
-			return fmt.Errorf("load weights: %s: %s has shape %v, want [%d %d] (stored [in, out])",
-				path, p.Name, shape, p.Value.Rows, p.Value.Cols)
-		}
-		for i, x := range v {
+		for j, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("load weights: %s: %s has a non-finite value at %d", path, p.Name, i)
+				return fmt.Errorf("load weights: %s: %s has a non-finite value at %d", path, p.Name, j)
 			}
 		}
-		copy(p.Value.Data, v)
+		values[i] = v
 	}
 	for _, k := range a.Keys() {
 		if !known[k] {
 			return fmt.Errorf("load weights: %s: unexpected array %q for model %s (wrong model?)", path, k, m.Name())
 		}
+	}
+	for i, p := range params {
+		copy(p.Value.Data, values[i])
 	}
 	return nil
 }

@@ -34,7 +34,8 @@ var (
 // errSkip marks entries of a dtype this package does not represent.
 var errSkip = errors.New("unsupported dtype")
 
-// maxElements bounds a single array (2^31 elements) as a sanity limit.
+// maxElements bounds a single array and each of its dimensions (2^31
+// elements) as a sanity limit.
 const maxElements = 1 << 31
 
 // parseNpy decodes one .npy file.
@@ -86,7 +87,10 @@ func parseNpy(name string, b []byte) (*Array, error) {
 		if err != nil || d < 0 {
 			return nil, fmt.Errorf("bad shape %q", sm[1])
 		}
-		if d > 0 && count > maxElements/d {
+		// Each dimension is bounded on its own too: with a zero dimension
+		// elsewhere the count stays 0, but a reader sizing buffers by one
+		// dimension (e.g. classes) must not see 10^12.
+		if d > maxElements || (d > 0 && count > maxElements/d) {
 			return nil, fmt.Errorf("shape %q too large", sm[1])
 		}
 		shape = append(shape, d)

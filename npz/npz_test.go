@@ -127,22 +127,3 @@ func TestReadSharedFiles(t *testing.T) {
 		}
 	}
 }
-
-func FuzzRead(f *testing.F) {
-	good, _ := Encode(F32("w", []int{2, 2}, []float32{1, 2, 3, 4}), I64("i", []int{2}, []int64{1, 2}))
-	f.Add(good)
-	f.Add(good[:len(good)-7])
-	f.Add(deflated(f))
-	f.Add([]byte("PK\x03\x04"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := Read(bytes.NewReader(b), int64(len(b)), "fuzz.npz")
-		if err != nil {
-			return
-		}
-		for _, k := range a.Keys() {
-			arr, _ := a.Array(k)
-			arr.Float32()
-			arr.Int64()
-		}
-	})
-}
