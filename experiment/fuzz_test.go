@@ -10,7 +10,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// maxFuzzRuns bounds the grid size FuzzParseExpand expands.
+// maxFuzzRuns bounds the grid size FuzzParseExpand expands (Expand itself
+// refuses more than MaxRuns; smaller grids keep the fuzzer fast).
 const maxFuzzRuns = 10000
 
 // gridBound is an upper bound on the number of runs an experiment file

@@ -247,6 +247,9 @@ func (r Run) Label() string {
 // order, duplicates (same key) removed. Unknown parameters, unknown kinds
 // and values of the wrong type are errors.
 func (e *Experiment) Expand(reg *Kinds) ([]Run, error) {
+	if n := e.root.size(nil); n > MaxRuns {
+		return nil, fmt.Errorf("the grids expand to more than %d runs (%s): split the experiment", MaxRuns, sizeText(n))
+	}
 	var combos []named
 	e.root.expand(map[string]any{}, nil, &combos)
 	var runs []Run
@@ -278,6 +281,51 @@ func (e *Experiment) Expand(reg *Kinds) ([]Run, error) {
 		runs = append(runs, Run{Key: key, Kind: k.Name, Block: c.block, Params: p})
 	}
 	return runs, nil
+}
+
+// MaxRuns bounds the runs one experiment file may expand to (before
+// duplicates are removed), so a typo in a grid cannot exhaust memory.
+const MaxRuns = 1_000_000
+
+func sizeText(n int) string {
+	if n == math.MaxInt {
+		return "overflow"
+	}
+	return fmt.Sprint(n)
+}
+
+// size counts the combinations expand produces below b (saturating at
+// math.MaxInt), with the same rule for which grid parameters apply.
+func (b block) size(parentGrid map[string]int) int {
+	grid := map[string]int{}
+	for k, n := range parentGrid {
+		grid[k] = n
+	}
+	for k := range b.fixed {
+		delete(grid, k)
+	}
+	for _, g := range b.grid {
+		grid[g.name] = len(g.values)
+	}
+	if len(b.subs) > 0 {
+		total := 0
+		for _, s := range b.subs {
+			n := s.size(grid)
+			if total > math.MaxInt-n {
+				return math.MaxInt
+			}
+			total += n
+		}
+		return total
+	}
+	prod := 1
+	for _, n := range grid {
+		if n > 0 && prod > math.MaxInt/n {
+			return math.MaxInt
+		}
+		prod *= n
+	}
+	return prod
 }
 
 type named struct {

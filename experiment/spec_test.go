@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -256,5 +257,21 @@ attacked:
 	ca, aa := clean[0].Metrics["test_accuracy"].(float64), att[0].Metrics["test_accuracy"].(float64)
 	if !(ca > 0.7) || !(aa < ca-0.05) {
 		t.Fatalf("clean accuracy %.3f, on the FGSM ε=0.25 graph %.3f", ca, aa)
+	}
+}
+
+// A small file whose grids cross to millions of runs is refused before
+// anything is built (it used to exhaust memory).
+func TestExpandRefusesHugeGrids(t *testing.T) {
+	src := "fixed: {kind: train}\ngrid:\n"
+	for i := range 14 {
+		src += fmt.Sprintf("  seed%d: [1, 2, 3]\n", i)
+	}
+	e, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Expand(DefaultKinds()); err == nil || !strings.Contains(err.Error(), "4782969") {
+		t.Fatalf("3^14 runs: %v, want an error naming the count", err)
 	}
 }

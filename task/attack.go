@@ -2,11 +2,8 @@ package task
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/rgnn/rgnn/attack"
@@ -167,7 +164,7 @@ func (s Attack) runTargeted(ctx context.Context, p *data.Problem, victims []*Tra
 	var targets []int
 	if s.Targets != "auto" {
 		var err error
-		if targets, err = ReadTargets(s.Targets, p.NumNodes()); err != nil {
+		if targets, err = data.ReadNodeListFile(s.Targets, p.NumNodes()); err != nil {
 			return nil, bad("targets", s.Targets, "%v", err)
 		}
 	}
@@ -246,42 +243,6 @@ func (s Attack) LoadSurrogate(p *data.Problem, path string) (*Trained, error) {
 // recomputed there).
 func Accuracy(t *Trained, p *data.Problem) (float64, error) {
 	return protocol.EvaluateVictim(t.Model, p, p.Adj)
-}
-
-// ReadTargets reads a list of target nodes from path: a JSON list of ids,
-// or text with ids separated by whitespace or commas (# starts a comment).
-// Ids outside [0, n) and repeats are errors.
-func ReadTargets(path string, n int) ([]int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	if s := strings.TrimSpace(string(b)); strings.HasPrefix(s, "[") {
-		if err := json.Unmarshal([]byte(s), &out); err != nil {
-			return nil, fmt.Errorf("%s: not a JSON list of node ids: %w", path, err)
-		}
-	} else {
-		for ln, line := range strings.Split(string(b), "\n") {
-			if i := strings.IndexByte(line, '#'); i >= 0 {
-				line = line[:i]
-			}
-			for _, tok := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' }) {
-				v, err := strconv.Atoi(tok)
-				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %q is not a node id", path, ln+1, tok)
-				}
-				out = append(out, v)
-			}
-		}
-	}
-	if out == nil {
-		out = []int{}
-	}
-	if err := protocol.CheckTargets(out, n); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
 }
 
 // BudgetSaver keeps each budget of a global attack as soon as it is done

@@ -13,7 +13,6 @@ import (
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
-	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -129,7 +128,7 @@ func OnGraph(p *data.Problem, path string) (Graph, error) {
 		return Graph{}, err
 	}
 	q := p.WithAdj(adj)
-	ff, err := readFeatureFlips(path, p.Features.Rows, p.Features.Cols)
+	ff, err := data.LoadFeatureFlips(path, p.Features.Rows, p.Features.Cols)
 	if err != nil {
 		return Graph{}, err
 	}
@@ -140,43 +139,15 @@ func OnGraph(p *data.Problem, path string) (Graph, error) {
 		return Graph{}, bad("graph", path, "holds %d feature flips, which toggle binary features, but the %s features "+
 			"are not binary: set binary_attr (--binary-attr)", len(ff), p.Name)
 	}
-	x, err := attack.ApplyFeatureFlips(p.Features, ff)
+	flips := make([]attack.FeatureFlip, len(ff))
+	for i, f := range ff {
+		flips[i] = attack.FeatureFlip(f)
+	}
+	x, err := attack.ApplyFeatureFlips(p.Features, flips)
 	if err != nil {
 		return Graph{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return Graph{Problem: q.WithFeatures(x), Path: path, FeatureFlips: len(ff)}, nil
-}
-
-// readFeatureFlips reads the feature_flips array (k×2 int64: node, feature)
-// of a perturbed-graph file for an n×d feature matrix, nil when the file has
-// none. The flips are checked: in range, none repeated.
-func readFeatureFlips(path string, n, d int) ([]attack.FeatureFlip, error) {
-	a, err := npz.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if !a.Has("feature_flips") {
-		return nil, nil
-	}
-	v, shape, err := a.Int64("feature_flips")
-	if err != nil {
-		return nil, err
-	}
-	if len(shape) != 2 || shape[1] != 2 {
-		return nil, fmt.Errorf("%s: feature_flips has shape %v, want [k, 2] (node, feature)", path, shape)
-	}
-	ff := make([]attack.FeatureFlip, shape[0])
-	for i := range ff {
-		u, f := v[2*i], v[2*i+1]
-		if u < 0 || u >= int64(n) || f < 0 || f >= int64(d) {
-			return nil, fmt.Errorf("%s: feature flip %d (%d, %d) outside the %d×%d features", path, i, u, f, n, d)
-		}
-		ff[i] = attack.FeatureFlip{Node: int32(u), Feature: int32(f)}
-	}
-	if err := attack.CheckFeatureFlips(ff, n, d, -1); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return ff, nil
 }
 
 // binary reports whether every stored feature is 1.

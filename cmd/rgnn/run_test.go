@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	fixture.Summary()
+	os.Exit(code)
 }
 
 // rgnnCmd returns a command running `rgnn args...` as a child process (the
