@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -45,95 +46,136 @@ type Summary struct {
 // flight are abandoned (nothing of them is recorded), so Execute can be
 // resumed at any point by calling it again.
 func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summary, error) {
-	start := time.Now()
-	sum := Summary{Experiment: e.Name}
+	x := &execution{env: env, opt: opt, start: time.Now(), sum: Summary{Experiment: e.Name},
+		running: map[string]time.Time{}, unavailable: map[string]bool{}}
 	if env.Experiment == "" {
 		env.Experiment = e.Name
 	}
-	runs, err := e.Expand(env.Kinds)
+	todo, err := x.plan(ctx, e)
 	if err != nil {
-		return sum, err
+		return x.sum, err
 	}
-	if len(opt.Only) > 0 {
+	x.todo = len(todo)
+	x.logf("%s: %d runs, %d already done, %d to run", e.Name, x.sum.Total, x.sum.AlreadyDone, len(todo))
+	stopStatus := x.statusEvery(opt.StatusEvery)
+	x.runAll(ctx, todo, max(opt.Workers, 1))
+	stopStatus()
+	x.sum.Seconds = time.Since(x.start).Seconds()
+	for _, n := range x.sum.Notes {
+		x.logf("note: %s", n)
+	}
+	if err := ctx.Err(); err != nil {
+		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs (rerun to resume): %w", e.Name, x.finished, x.sum.Total, err)
+	}
+	return x.sum, nil
+}
+
+// execution is the state of one Execute: the summary so far and the runs
+// in flight, guarded by mu.
+type execution struct {
+	env   *Env
+	opt   RunOptions
+	start time.Time
+
+	mu          sync.Mutex
+	sum         Summary
+	todo        int
+	finished    int
+	running     map[string]time.Time
+	unavailable map[string]bool
+}
+
+func (x *execution) logf(format string, args ...any) {
+	if x.opt.Progress != nil {
+		fmt.Fprintf(x.opt.Progress, format+"\n", args...)
+	}
+}
+
+// plan expands e, keeps the kinds in opt.Only, and returns the runs the
+// store does not have yet, training first (later kinds need the weights).
+func (x *execution) plan(ctx context.Context, e *Experiment) ([]Run, error) {
+	runs, err := e.Expand(x.env.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	if len(x.opt.Only) > 0 {
 		keep := runs[:0]
 		for _, r := range runs {
-			for _, k := range opt.Only {
-				if r.Kind == k {
-					keep = append(keep, r)
-				}
+			if slices.Contains(x.opt.Only, r.Kind) {
+				keep = append(keep, r)
 			}
 		}
 		runs = keep
 	}
-	sum.Total = len(runs)
+	x.sum.Total = len(runs)
 	keys := make([]string, len(runs))
 	for i, r := range runs {
 		keys[i] = r.Key
 	}
-	done, err := env.Store.Has(ctx, keys)
+	done, err := x.env.Store.Has(ctx, keys)
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
 	var todo []Run
 	for _, r := range runs {
 		if done[r.Key] {
-			sum.AlreadyDone++
+			x.sum.AlreadyDone++
 		} else {
 			todo = append(todo, r)
 		}
 	}
-	// Training first: later kinds depend on the weights.
+	x.finished = x.sum.AlreadyDone
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Kind == "train" && todo[j].Kind != "train" })
+	return todo, nil
+}
 
-	var mu sync.Mutex
-	logf := func(format string, args ...any) {
-		if opt.Progress != nil {
-			fmt.Fprintf(opt.Progress, format+"\n", args...)
-		}
+// statusEvery prints a status line every d (0: never) until the returned
+// function is called.
+func (x *execution) statusEvery(d time.Duration) (stop func()) {
+	if d <= 0 {
+		return func() {}
 	}
-	logf("%s: %d runs, %d already done, %d to run", e.Name, sum.Total, sum.AlreadyDone, len(todo))
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = 1
-	}
-	running := map[string]time.Time{}
-	finished := sum.AlreadyDone
-	unavailable := map[string]bool{}
-	status := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		var names []string
-		for l, t := range running {
-			names = append(names, fmt.Sprintf("%s (%.0f s)", l, time.Since(t).Seconds()))
-		}
-		sort.Strings(names)
-		el := time.Since(start)
-		eta := ""
-		if n := sum.Ran + sum.Failed; n > 0 {
-			rest := len(todo) - n - sum.Unavailable
-			eta = fmt.Sprintf(", ~%s left", (el / time.Duration(n) * time.Duration(rest)).Round(time.Second))
-		}
-		logf("[%d/%d] %s elapsed%s; running: %s", finished, sum.Total, el.Round(time.Second), eta, strings.Join(names, ", "))
-	}
-	stopStatus := make(chan struct{})
-	var statusWG sync.WaitGroup
-	if opt.StatusEvery > 0 {
-		statusWG.Add(1)
-		go func() {
-			defer statusWG.Done()
-			t := time.NewTicker(opt.StatusEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					status()
-				case <-stopStatus:
-					return
-				}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				x.status()
+			case <-done:
+				return
 			}
-		}()
-	}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
 
+// status prints the progress, an estimate of the time left and the runs in
+// flight.
+func (x *execution) status() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var names []string
+	for l, t := range x.running {
+		names = append(names, fmt.Sprintf("%s (%.0f s)", l, time.Since(t).Seconds()))
+	}
+	sort.Strings(names)
+	el := time.Since(x.start)
+	eta := ""
+	if n := x.sum.Ran + x.sum.Failed; n > 0 {
+		rest := x.todo - n - x.sum.Unavailable
+		eta = fmt.Sprintf(", ~%s left", (el / time.Duration(n) * time.Duration(rest)).Round(time.Second))
+	}
+	x.logf("[%d/%d] %s elapsed%s; running: %s", x.finished, x.sum.Total, el.Round(time.Second), eta, strings.Join(names, ", "))
+}
+
+// runAll feeds todo to a pool of workers until it is done or ctx is
+// cancelled.
+func (x *execution) runAll(ctx context.Context, todo []Run, workers int) {
 	jobs := make(chan Run)
 	var wg sync.WaitGroup
 	for range workers {
@@ -141,35 +183,7 @@ func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summ
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				label := r.Label()
-				mu.Lock()
-				running[label] = time.Now()
-				mu.Unlock()
-				t0 := time.Now()
-				out, err := runOne(ctx, env, r)
-				secs := time.Since(t0).Seconds()
-				mu.Lock()
-				delete(running, label)
-				switch {
-				case err == nil:
-					sum.Ran++
-					finished++
-					logf("[%d/%d] ok   %s (%.1f s)%s", finished, sum.Total, label, secs, brief(out.Metrics))
-				case errors.Is(err, ErrUnavailable):
-					sum.Unavailable++
-					if !unavailable[r.Kind] {
-						unavailable[r.Kind] = true
-						sum.Notes = append(sum.Notes, fmt.Sprintf("%s runs skipped: %v", r.Kind, err))
-					}
-				case ctx.Err() != nil:
-					// cancelled: nothing recorded, the run is redone on resume
-				default:
-					sum.Failed++
-					finished++
-					sum.Failures = append(sum.Failures, fmt.Sprintf("%s [%s]: %v", label, r.Key, err))
-					logf("[%d/%d] FAIL %s: %v", finished, sum.Total, label, err)
-				}
-				mu.Unlock()
+				x.runRecorded(ctx, r)
 			}
 		}()
 	}
@@ -183,16 +197,39 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	close(stopStatus)
-	statusWG.Wait()
-	sum.Seconds = time.Since(start).Seconds()
-	for _, n := range sum.Notes {
-		logf("note: %s", n)
+}
+
+// runRecorded runs r and records its outcome in the summary.
+func (x *execution) runRecorded(ctx context.Context, r Run) {
+	label := r.Label()
+	x.mu.Lock()
+	x.running[label] = time.Now()
+	x.mu.Unlock()
+	t0 := time.Now()
+	out, err := runOne(ctx, x.env, r)
+	secs := time.Since(t0).Seconds()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	delete(x.running, label)
+	switch {
+	case err == nil:
+		x.sum.Ran++
+		x.finished++
+		x.logf("[%d/%d] ok   %s (%.1f s)%s", x.finished, x.sum.Total, label, secs, brief(out.Metrics))
+	case errors.Is(err, ErrUnavailable):
+		x.sum.Unavailable++
+		if !x.unavailable[r.Kind] {
+			x.unavailable[r.Kind] = true
+			x.sum.Notes = append(x.sum.Notes, fmt.Sprintf("%s runs skipped: %v", r.Kind, err))
+		}
+	case ctx.Err() != nil:
+		// cancelled: nothing recorded, the run is redone on resume
+	default:
+		x.sum.Failed++
+		x.finished++
+		x.sum.Failures = append(x.sum.Failures, fmt.Sprintf("%s [%s]: %v", label, r.Key, err))
+		x.logf("[%d/%d] FAIL %s: %v", x.finished, x.sum.Total, label, err)
 	}
-	if err := ctx.Err(); err != nil {
-		return sum, fmt.Errorf("%s: stopped after %d of %d runs (rerun to resume): %w", e.Name, finished, sum.Total, err)
-	}
-	return sum, nil
 }
 
 // runOne runs r through Env.Require (so a run that another worker needs as
