@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/internal/stats"
@@ -23,17 +27,41 @@ type Figure struct {
 	Plot    *plot.Plot
 }
 
-// Size of every figure.
-const figW, figH = 6 * vg.Inch, 4 * vg.Inch
+// Size of every figure (the legend takes a column on the right).
+const figW, figH = 7.5 * vg.Inch, 4 * vg.Inch
 
-// Render returns the figure encoded as format ("png" or "svg").
+// Render returns the figure encoded as format ("png" or "svg"). The
+// legend stands in a column right of the plotting area, so it never covers
+// a curve.
 func (f Figure) Render(format string) ([]byte, error) {
-	w, err := f.Plot.WriterTo(figW, figH, format)
-	if err != nil {
-		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.New(figW, figH)}
+	case "svg":
+		c = vgsvg.New(figW, figH)
+	default:
+		return nil, fmt.Errorf("figure %s: unknown format %q", f.Name, format)
+	}
+	dc := draw.New(c)
+	leg := f.Plot.Legend
+	f.Plot.Legend = plot.NewLegend() // drawn outside below
+	legW := leg.Rectangle(dc).Size().X
+	if legW > 0 {
+		legW += vg.Points(12)
+	}
+	plotArea := dc
+	plotArea.Max.X -= legW
+	f.Plot.Draw(plotArea)
+	f.Plot.Legend = leg
+	if legW > 0 {
+		legArea := dc
+		legArea.Min.X = dc.Max.X - legW + vg.Points(6)
+		leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, -vg.Points(24)
+		leg.Draw(legArea)
 	}
 	var b bytes.Buffer
-	if _, err := w.WriteTo(&b); err != nil {
+	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
 	return b.Bytes(), nil
@@ -124,7 +152,7 @@ func certRatioFigures(rs []store.Result) ([]Figure, error) {
 				return nil, err
 			}
 			out = append(out, Figure{Name: "cert_ratio_" + slugify(d) + "_" + p.slug(), Title: pl.Title.Text, Plot: pl,
-				Caption: "Certification ratio over the radius (radius 0 is the smoothed accuracy), mean over seeds."})
+				Caption: "Certification ratio over the radius (radius 0 is the smoothed accuracy), " + meanOver(ofKind(rs, "certify")) + "."})
 		}
 	}
 	return out, nil
@@ -214,7 +242,7 @@ func degreeFigures(rs []store.Result) ([]Figure, error) {
 			pl.Legend.Left = true // the curves rise with the degree
 			pl.Legend.XOffs = vg.Points(6)
 			out = append(out, Figure{Name: "accum_certs_degree_" + slugify(d) + "_" + p.slug(), Title: pl.Title.Text, Plot: pl,
-				Caption: "Accumulated certifications over the node degree of the clean graph (equal-frequency binning of the test nodes), mean over seeds."})
+				Caption: "Accumulated certifications over the node degree of the clean graph (equal-frequency binning of the test nodes), " + meanOver(ofKind(rs, "certify")) + "."})
 		}
 	}
 	return out, nil
@@ -319,7 +347,7 @@ func attackFigures(rs []store.Result) ([]Figure, error) {
 			pl.Legend.YOffs = vg.Points(6)
 			pl.Legend.XOffs = vg.Points(6)
 			out = append(out, Figure{Name: "acc_budget_" + slugify(d) + "_" + slugify(a), Title: pl.Title.Text, Plot: pl,
-				Caption: "Test accuracy over the attack budget (ε = 0: clean), mean over seeds."})
+				Caption: "Test accuracy over the attack budget (ε = 0: clean), " + meanOver(ofKind(rs, "attack")) + "."})
 		}
 	}
 	return out, nil
@@ -414,7 +442,7 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 				pl.Legend.Add(n, l, pts)
 			}
 			out = append(out, Figure{Name: "temperature_" + slugify(d) + "_" + slugify(m), Title: pl.Title.Text, Plot: pl,
-				Caption: "Influence of the temperature T on the accumulated certifications (solid) and the clean accuracy of the base classifier (dashed), mean over seeds."})
+				Caption: "Influence of the temperature T on the accumulated certifications (solid) and the clean accuracy of the base classifier (dashed), " + meanOver(ofKind(rs, "certify")) + "."})
 		}
 	}
 	return out, nil
@@ -513,4 +541,14 @@ func biasFigures(rs []store.Result) ([]Figure, error) {
 			Caption: "Bias of the location estimators over the fraction of perturbed inputs (results of kind \"bias\"), mean over rows."})
 	}
 	return out, nil
+}
+
+// meanOver says what a figure's curves are: means over the seeds of rs, or
+// one seed's values.
+func meanOver(rs []store.Result) string {
+	seeds := seedsOf(rs)
+	if !strings.Contains(seeds, ",") {
+		return "seed " + seeds
+	}
+	return "mean over seeds " + seeds
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -64,17 +65,29 @@ func ofKind(rs []store.Result, kind string) []store.Result {
 	return out
 }
 
+// overSeeds says what a table's numbers are: a mean ± standard error over
+// the seeds of rs, or, with one seed, that seed's values.
+func overSeeds(rs []store.Result) string {
+	seeds := seedsOf(rs)
+	if !strings.Contains(seeds, ",") {
+		return "one seed (" + seeds + "), so no standard error"
+	}
+	return "mean ± standard error over seeds " + seeds
+}
+
 func seedsOf(rs []store.Result) string {
 	set := map[int]bool{}
 	for _, r := range rs {
-		set[int(num(r.Params, "seed"))] = true
+		if v := num(r.Params, "seed"); !math.IsNaN(v) {
+			set[int(v)] = true
+		}
 	}
 	var s []int
 	for k := range set {
 		s = append(s, k)
 	}
 	sort.Ints(s)
-	return strings.Trim(fmt.Sprint(s), "[]")
+	return strings.Join(strings.Fields(strings.Trim(fmt.Sprint(s), "[]")), ", ")
 }
 
 // certificationTables is the paper's Table 1 per dataset: accumulated
@@ -111,7 +124,7 @@ func certificationTables(rs []store.Result) []Table {
 		}
 		header = append(header, "Acc.")
 		t := Table{ID: "certification-" + slugify(d), Title: "Certification: " + d + " (paper Table 1)", Header: header,
-			Caption: fmt.Sprintf("Accumulated certifications (Eq. 8), average certifiable radii over the correctly classified test nodes (Eq. 9) and clean test accuracy of the base classifier; mean ± standard error over seeds %s.", seedsOf(cs))}
+			Caption: fmt.Sprintf("Accumulated certifications (Eq. 8), average certifiable radii over the correctly classified test nodes (Eq. 9) and clean test accuracy of the base classifier; %s.", overSeeds(cs))}
 		for _, mk := range sortedKeys(models) {
 			row := []string{mk.Label()}
 			vals := func(p pPair, metric string) []float64 {
@@ -201,10 +214,10 @@ func attackTables(rs []store.Result, nettack bool) []Table {
 			header = append(header, fmt.Sprintf("%s ε=%g", attackName(c.attack), c.eps))
 		}
 		t := Table{ID: "global-attacks-" + slugify(d), Title: "Global attacks: " + d,
-			Caption: fmt.Sprintf("Test accuracy under evasion attacks with budget ε (fraction of edges); mean ± standard error over seeds %s.", seedsOf(as))}
+			Caption: fmt.Sprintf("Test accuracy under evasion attacks with budget ε (fraction of edges); %s.", overSeeds(as))}
 		if nettack {
 			t.ID, t.Title = "nettack-"+slugify(d), "Nettack: "+d
-			t.Caption = fmt.Sprintf("Accuracy of the attacked target nodes under Nettack with the given budget; mean ± standard error over seeds %s.", seedsOf(as))
+			t.Caption = fmt.Sprintf("Accuracy of the attacked target nodes under Nettack with the given budget; %s.", overSeeds(as))
 		}
 		t.Header = header
 		for _, mk := range sortedKeys(models) {
