@@ -244,8 +244,8 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 func sortedCSR(r, c int, ptr []int64, ind []int32, data []float32) (*tensor.CSR, bool) {
 	for i := 0; i < r; i++ {
 		lo, hi := ptr[i], ptr[i+1]
-		if hi < lo {
-			return nil, false
+		if hi < lo || hi > int64(len(ind)) {
+			return nil, false // readCSR reports it
 		}
 		prev := int32(-1)
 		for _, v := range ind[lo:hi] {
