@@ -125,7 +125,7 @@ func (m *SoftKMedoid) forward(a *tensor.CSR, x, out *tensor.Dense, keep bool) an
 		[...]int64{0, perEntry * entries, perEntry*entries + 4*pairs})
 	if st.level >= keepEntries {
 		st.selPtr = grow(st.selPtr, a.Rows+1)
-		st.sel = st.sel[:0]
+		st.sel = grow(st.sel, int(entries))[:0] // no regrowing while appending
 		for r := 0; r < a.Rows; r++ {
 			st.selPtr[r] = len(st.sel)
 			st.sel = selectTopK(a, r, k, st.sel)
