@@ -34,6 +34,12 @@ type Options struct {
 	// normalisation (softmax weights renormalised by the edge weights, the
 	// result scaled by the row sum of the top-k weights only).
 	Normalization string
+	// MaxStateBytes bounds what a forward pass of the Soft Medoid or the
+	// Soft Median keeps for its Backward beyond O(rows) scalars: 0 means
+	// DefaultMaxStateBytes, a negative value no bound. What is not kept,
+	// Backward recomputes row by row, with the same values and gradients
+	// bit for bit (see state.go).
+	MaxStateBytes int64
 }
 
 // Spec describes a registered aggregation.
@@ -49,7 +55,7 @@ var specs = []Spec{
 	{"k_medoid", "weighted Medoid over the top-k neighbours", func(o Options) Aggregator { return &KMedoid{k: o.K} }},
 	{"medoid", "weighted Medoid over all neighbours", func(o Options) Aggregator { return &KMedoid{k: math.MaxInt32} }},
 	{"dimmedian", "weighted dimension-wise median", func(o Options) Aggregator { return &DimMedian{} }},
-	{"soft_median", "Soft Median (Geisler et al. 2021)", func(o Options) Aggregator { return &SoftMedian{t: o.Temperature} }},
+	{"soft_median", "Soft Median (Geisler et al. 2021)", func(o Options) Aggregator { return &SoftMedian{t: o.Temperature, maxState: o.MaxStateBytes} }},
 }
 
 // Names lists the registered aggregations.

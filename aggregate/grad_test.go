@@ -266,7 +266,7 @@ func TestGradientsGram(t *testing.T) {
 	gx := tensor.NewDense(x.Rows, x.Cols)
 	gv := make([]float32, a.Nnz())
 	sm := agg.(*SoftKMedoid)
-	if sm.st.keep {
+	if sm.st.level == keepAll {
 		t.Fatal("Forward kept the distances")
 	}
 	agg.Backward(st, w, gx, gv)
@@ -275,7 +275,7 @@ func TestGradientsGram(t *testing.T) {
 	gx2 := tensor.NewDense(x.Rows, x.Cols)
 	gv2 := make([]float32, a.Nnz())
 	agg.Backward(sm.ForwardForBackward(a, x, out), w, gx2, gv2)
-	if !sm.st.keep {
+	if sm.st.level != keepAll {
 		t.Fatal("ForwardForBackward did not keep the distances")
 	}
 	want, got := slices.Concat(gx.Data, gv), slices.Concat(gx2.Data, gv2)
@@ -287,7 +287,7 @@ func TestGradientsGram(t *testing.T) {
 	// A Forward after a Backward still does not keep them: forward-only
 	// use of a trained model never pays for them.
 	agg.Forward(a, x, out)
-	if sm.st.keep {
+	if sm.st.level == keepAll {
 		t.Fatal("Forward after a Backward kept the distances")
 	}
 	const h = 1e-3

@@ -30,12 +30,12 @@ type softState struct {
 	x      *tensor.Dense
 	out    *tensor.Dense
 	rowSum []float64
-	selPtr []int // per row: start of its selected entries in sel
-	// keep: the forward pass kept the distances for Backward (see
-	// ForwardForBackward); distPtr[r] is then the start of row r's nk×nk
-	// distances in dist.
-	keep    bool
-	distPtr []int
+	// level is what the forward pass kept for Backward (state.go): sel,
+	// selPtr, shat and soft from keepEntries on, dist and distPtr at
+	// keepAll; below, Backward recomputes them per row.
+	level   keepLevel
+	selPtr  []int // per row: start of its selected entries in sel
+	distPtr []int // per row: start of its nk×nk distances in dist
 	dist    []float32
 	sel     []int     // selected entry positions (into a's entries)
 	shat    []float64 // ŝ per selected entry
@@ -81,19 +81,20 @@ func selectTopK(a *tensor.CSR, r, k int, sel []int) []int {
 	return sel
 }
 
-// Forward implements Aggregator. Backward after it recomputes the pairwise
-// distances.
+// Forward implements Aggregator. It keeps nothing but O(rows) scalars:
+// Backward after it recomputes every row (the same bits).
 func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 	return m.forward(a, x, out, false)
 }
 
 // ForwardForBackward is Forward for a call whose Backward can follow
-// (autograd.Tape.Aggregate calls it when it records the op): for embeddings
-// at least smallD wide it keeps the pairwise distances for Backward (k²
-// floats per row: 46 MB for cora_ml with k = 64) instead of Backward
-// recomputing them, the same bits. Writing them and reading them back costs
-// memory traffic comparable to computing them, so a lone forward pass (and
-// a narrow one, where computing them is cheap) does not keep them (see
+// (autograd.Tape.Aggregate calls it when it records the op): it keeps the
+// top-k selection and softmax weights, and for embeddings at least smallD
+// wide the pairwise distances (k² floats per row: 46 MB for cora_ml with
+// k = 64), as far as they fit Options.MaxStateBytes; Backward recomputes
+// the rest, the same bits. Writing the distances and reading them back
+// costs memory traffic comparable to computing them, so a lone forward pass
+// (and a narrow one, where computing them is cheap) does not keep them (see
 // DESIGN.md).
 func (m *SoftKMedoid) ForwardForBackward(a *tensor.CSR, x, out *tensor.Dense) any {
 	return m.forward(a, x, out, true)
@@ -105,16 +106,35 @@ func (m *SoftKMedoid) forward(a *tensor.CSR, x, out *tensor.Dense, keep bool) an
 	st := &m.st
 	st.a, st.x, st.out = a, x, out
 	st.rowSum = rowSums(a, st.rowSum)
-	st.selPtr = grow(st.selPtr, a.Rows+1)
-	st.sel = st.sel[:0]
 	k := m.opts.K
-	for r := 0; r < a.Rows; r++ {
-		st.selPtr[r] = len(st.sel)
-		st.sel = selectTopK(a, r, k, st.sel)
+	want := keepRows
+	if keep {
+		want = keepEntries
+		if x.Cols >= smallD {
+			want = keepAll
+		}
 	}
-	st.selPtr[a.Rows] = len(st.sel)
-	st.keep = keep && x.Cols >= smallD
-	if st.keep {
+	var entries, pairs int64
+	for r := 0; r < a.Rows; r++ {
+		nk := int64(min(k, a.Indptr[r+1]-a.Indptr[r]))
+		entries += nk
+		pairs += nk * nk
+	}
+	perEntry := int64(8 + 8 + 8) // sel, shat, soft
+	st.level = chooseKeep(want, m.opts.MaxStateBytes,
+		[...]int64{0, perEntry * entries, perEntry*entries + 4*pairs})
+	if st.level >= keepEntries {
+		st.selPtr = grow(st.selPtr, a.Rows+1)
+		st.sel = grow(st.sel, int(entries))[:0] // no regrowing while appending
+		for r := 0; r < a.Rows; r++ {
+			st.selPtr[r] = len(st.sel)
+			st.sel = selectTopK(a, r, k, st.sel)
+		}
+		st.selPtr[a.Rows] = len(st.sel)
+		st.shat = grow(st.shat, len(st.sel))
+		st.soft = grow(st.soft, len(st.sel))
+	}
+	if st.level == keepAll {
 		st.distPtr = grow(st.distPtr, a.Rows+1)
 		st.distPtr[0] = 0
 		for r := 0; r < a.Rows; r++ {
@@ -123,8 +143,6 @@ func (m *SoftKMedoid) forward(a *tensor.CSR, x, out *tensor.Dense, keep bool) an
 		}
 		st.dist = grow(st.dist, st.distPtr[a.Rows])
 	}
-	st.shat = grow(st.shat, len(st.sel))
-	st.soft = grow(st.soft, len(st.sel))
 	st.norm = grow(st.norm, a.Rows)
 	chunks, _ := chunking(a.Rows, 16)
 	st.ws = grow(st.ws, chunks)
@@ -140,53 +158,18 @@ func (m *SoftKMedoid) forwardRows(chunk, lo, hi int) {
 	st := &m.st
 	a, x, out := st.a, st.x, st.out
 	ws := &st.ws[chunk]
-	invT := 1 / m.opts.Temperature
-	corr := m.correct()
 	for r := lo; r < hi; r++ {
 		o := out.Row(r)
-		p0, p1 := st.selPtr[r], st.selPtr[r+1]
-		sel := st.sel[p0:p1]
+		sel, s, sh := st.rowEntries(ws, r, m.opts.K)
 		nk := len(sel)
 		if nk == 0 {
 			clear(o)
 			st.norm[r] = 0
 			continue
 		}
-		crit := grow(ws.crit, nk)
-		ws.crit = crit
 		dist := st.rowDist(ws, r, nk)
 		ws.distances(sel, a, x, dist)
-		w := ws.weights(sel, a)
-		// c = D·w = Dᵀw (D is symmetric): one vector–matrix product.
-		cw := grow(ws.gc, nk)
-		ws.gc = cw
-		weightedSum(cw, dist, nk, w)
-		for i := 0; i < nk; i++ {
-			c := float64(cw[i])
-			if math.IsNaN(c) || math.IsInf(c, 0) {
-				c = math.MaxFloat32
-			}
-			crit[i] = -c * invT
-		}
-		s := st.soft[p0:p1]
-		softmax64(s, crit)
-		sh := st.shat[p0:p1]
-		if corr {
-			var z float64
-			for i, pi := range sel {
-				z += s[i] * float64(a.Values[pi])
-			}
-			st.norm[r] = z
-			for i, pi := range sel {
-				if z > 0 {
-					sh[i] = s[i] * float64(a.Values[pi]) / z
-				} else {
-					sh[i] = 0
-				}
-			}
-		} else {
-			copy(sh, s)
-		}
+		st.norm[r] = m.softWeights(ws, sel, a, dist, s, sh)
 		// out_v = Σ_a (ŝ_a · rowSum) x_a over the gathered rows ws.xs.
 		scale := st.rowSum[r]
 		coef := grow(ws.gc, nk)
@@ -196,6 +179,59 @@ func (m *SoftKMedoid) forwardRows(chunk, lo, hi int) {
 		}
 		weightedSum(o, ws.xs, x.Cols, coef)
 	}
+}
+
+// rowEntries returns row r's selected entry positions and the buffers of
+// their s and ŝ: the kept ones, or (keepRows) the selection made afresh and
+// the chunk's scratch.
+func (st *softState) rowEntries(ws *workspace, r, k int) (sel []int, s, sh []float64) {
+	if st.level >= keepEntries {
+		p0, p1 := st.selPtr[r], st.selPtr[r+1]
+		return st.sel[p0:p1], st.soft[p0:p1], st.shat[p0:p1]
+	}
+	ws.sel = selectTopK(st.a, r, k, ws.sel[:0])
+	ws.soft, ws.shat = grow(ws.soft, len(ws.sel)), grow(ws.shat, len(ws.sel))
+	return ws.sel, ws.soft, ws.shat
+}
+
+// softWeights computes a row's softmax weights s = softmax(−D·w/T) and ŝ
+// (with the weight correction ŝ_a = s_a w_a / Σ_b s_b w_b, else ŝ = s)
+// from its nk×nk distances, and returns Σ_b s_b w_b (0 without the
+// correction). It uses ws.crit, ws.gc and ws.w.
+func (m *SoftKMedoid) softWeights(ws *workspace, sel []int, a *tensor.CSR, dist []float32, s, sh []float64) float64 {
+	nk := len(sel)
+	invT := 1 / m.opts.Temperature
+	crit := grow(ws.crit, nk)
+	ws.crit = crit
+	w := ws.weights(sel, a)
+	// c = D·w = Dᵀw (D is symmetric): one vector–matrix product.
+	cw := grow(ws.gc, nk)
+	ws.gc = cw
+	weightedSum(cw, dist, nk, w)
+	for i := 0; i < nk; i++ {
+		c := float64(cw[i])
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			c = math.MaxFloat32
+		}
+		crit[i] = -c * invT
+	}
+	softmax64(s, crit)
+	if !m.correct() {
+		copy(sh, s)
+		return 0
+	}
+	var z float64
+	for i, pi := range sel {
+		z += s[i] * float64(a.Values[pi])
+	}
+	for i, pi := range sel {
+		if z > 0 {
+			sh[i] = s[i] * float64(a.Values[pi]) / z
+		} else {
+			sh[i] = 0
+		}
+	}
+	return z
 }
 
 // gather copies the selected embeddings into ws.xs (nk×d).
@@ -216,6 +252,12 @@ type workspace struct {
 	sel                 []int
 	keys                []uint64
 	dist                []float32 // one row's nk×nk distances
+	// One row's recomputed state where the forward pass kept none
+	// (keepRows): softmax weights, ŝ and, for the Soft Median, the median
+	// picks and values and the distances to the median.
+	soft, shat, dist64 []float64
+	pick               []int32
+	med                []float32
 }
 
 // weights gathers the selected edge weights into ws.w.
@@ -379,7 +421,7 @@ func softmax64(s, z []float64) {
 // rowDist returns the buffer for row r's nk×nk distances: the kept ones,
 // or the chunk's scratch.
 func (st *softState) rowDist(ws *workspace, r, nk int) []float32 {
-	if st.keep {
+	if st.level == keepAll {
 		return st.dist[st.distPtr[r]:st.distPtr[r+1]]
 	}
 	ws.dist = grow(ws.dist, nk*nk)
@@ -417,8 +459,7 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 	gy := grow(ws.gy, d)
 	ws.gy = gy
 	for r := lo; r < hi; r++ {
-		p0, p1 := st.selPtr[r], st.selPtr[r+1]
-		sel := st.sel[p0:p1]
+		sel, s, sh := st.rowEntries(ws, r, m.opts.K)
 		nk := len(sel)
 		g := gradOut.Row(r)
 		scale := st.rowSum[r]
@@ -430,7 +471,6 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 		for i := range gy {
 			gy[i] = float32(float64(g[i]) * scale)
 		}
-		sh, s := st.shat[p0:p1], st.soft[p0:p1]
 		e, gs, gc := grow(ws.e, nk), grow(ws.gs, nk), grow(ws.gc64, nk)
 		ws.e, ws.gs, ws.gc64 = e, gs, gc
 		// The selected rows, and gy as one more row (for the product
@@ -439,10 +479,13 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 		// first for the extra row).
 		ws.xs = grow(ws.xs, (nk+gramBlock+1)*d)
 		dist := st.rowDist(ws, r, nk)
-		if st.keep {
+		if st.level == keepAll {
 			ws.gather(sel, a, x)
 		} else {
 			ws.distances(sel, a, x, dist)
+		}
+		if st.level == keepRows {
+			m.softWeights(ws, sel, a, dist, s, sh) // what Forward computed
 		}
 		xs := ws.xs[:(nk+1)*d]
 		copy(xs[nk*d:], gy)

@@ -207,7 +207,12 @@ func (r *rowResults) csr() *tensor.CSR {
 // depend on u alone, never on the worker or the order, which keeps the
 // output deterministic for any GOMAXPROCS.
 func forEachWorker(n int, body func(next func() (int, bool))) {
-	workers := max(1, min(runtime.GOMAXPROCS(0), n))
+	forEachWorkerN(runtime.GOMAXPROCS(0), n, body)
+}
+
+// forEachWorkerN is forEachWorker with min(workers, n) goroutines.
+func forEachWorkerN(workers, n int, body func(next func() (int, bool))) {
+	workers = max(1, min(workers, n))
 	var counter atomic.Int64
 	next := func() (int, bool) {
 		u := int(counter.Add(1) - 1)

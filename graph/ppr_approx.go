@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -45,28 +47,66 @@ func ApproxGDC(a *tensor.CSR, alpha float64, k int, eps float64) (*tensor.CSR, e
 		kk = n
 	}
 	res := newRowResults(n, kk)
-	thresh := make([]float64, n)
-	isqrt := make([]float64, n)
+	pushTopK(newPushRun(g, alpha, eps), nil, kk, runtime.GOMAXPROCS(0), res.set)
+	return res.csr(), nil
+}
+
+// pushRun is a graph prepared for pushes from many sources: the push graph,
+// the thresholds eps·d̃ and the ranking factors d̃^{-1/2}, and the split of
+// the nodes into pushed roots and derived leaves (pushGraph.leafTasks).
+type pushRun struct {
+	pg            *pushGraph
+	thresh, isqrt []float64
+	roots         []int32
+	leafPtr       []int
+	leaves        []int32
+}
+
+func newPushRun(g *diffusionGraph, alpha, eps float64) *pushRun {
+	n := g.n
+	r := &pushRun{thresh: make([]float64, n), isqrt: make([]float64, n)}
 	for v := 0; v < n; v++ {
-		thresh[v] = eps * g.deg[v]
-		isqrt[v] = 1 / math.Sqrt(g.deg[v])
+		r.thresh[v] = eps * g.deg[v]
+		r.isqrt[v] = 1 / math.Sqrt(g.deg[v])
 	}
-	pg := newPushGraph(g, alpha)
-	roots, leafPtr, leaves := pg.leafTasks()
-	forEachWorker(len(roots), func(next func() (int, bool)) {
-		w := newPushWorker(n, thresh)
+	r.pg = newPushGraph(g, alpha)
+	r.roots, r.leafPtr, r.leaves = r.pg.leafTasks()
+	return r
+}
+
+// pushTopK pushes from the roots and hands the top-kk candidates of every
+// node to emit (node, entries sorted by column; the slice is reused after
+// emit returns), on up to workers goroutines. With want set (one flag per
+// node) only the wanted nodes are emitted, and only roots that are wanted or
+// carry a wanted leaf are pushed. emit is called concurrently, once per
+// node, and what it receives for a node depends only on that node.
+func pushTopK(r *pushRun, want []bool, kk, workers int, emit func(v int, sel []candidate)) {
+	pg, isqrt := r.pg, r.isqrt
+	wanted := func(v int32) bool { return want == nil || want[v] }
+	forEachWorkerN(workers, len(r.roots), func(next func() (int, bool)) {
+		var w *pushWorker // allocated on the first push of this worker
 		for i, ok := next(); ok; i, ok = next() {
-			u := int(roots[i])
-			w.push(pg, u)
-			res.set(u, w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk))
+			u := r.roots[i]
+			leaves := r.leaves[r.leafPtr[i]:r.leafPtr[i+1]]
+			if !wanted(u) && !slices.ContainsFunc(leaves, wanted) {
+				continue
+			}
+			if w == nil {
+				w = newPushWorker(len(pg.keep), r.thresh)
+			}
+			w.push(pg, int(u))
+			if wanted(u) {
+				emit(int(u), w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk))
+			}
 			// The leaves hanging off u: π_l = keep_l·e_l + scale_lu·π_u.
-			for _, l := range leaves[leafPtr[i]:leafPtr[i+1]] {
-				e := pg.indptr[l]
-				res.set(int(l), w.sel.selectTopK(w.candidates(isqrt, int(l), pg.scale[e], pg.keep[l]), kk))
+			for _, l := range leaves {
+				if wanted(l) {
+					e := pg.indptr[l]
+					emit(int(l), w.sel.selectTopK(w.candidates(isqrt, int(l), pg.scale[e], pg.keep[l]), kk))
+				}
 			}
 		}
 	})
-	return res.csr(), nil
 }
 
 // pushGraph is Â prepared for the push: self loops taken out and solved
