@@ -22,16 +22,20 @@ type FetchOptions struct {
 	Progress io.Writer
 }
 
-// Fetch returns the path of a dataset in dir, downloading it if missing.
-// A present file is verified against the registry checksum. For an OGB
-// dataset the path is its folder, downloaded as a zip and extracted.
+// Fetch returns the path of a dataset in dir, downloading it if missing
+// (from $RGNN_DATA_MIRROR when set, see [MirrorEnv]). A present file is
+// verified against the registry checksum. For an OGB dataset the path is its
+// folder, downloaded as a zip and extracted. A dataset that is absent and
+// cannot be downloaded is a *[MissingError].
 func Fetch(ctx context.Context, name, dir string, opts FetchOptions) (string, error) {
 	info, err := Lookup(name)
 	if err != nil {
 		return "", err
 	}
 	if info.OGB != nil {
-		return fetchOGB(ctx, info, dir, opts)
+		opts.URL = downloadURL(info, opts)
+		root, err := fetchOGB(ctx, info, dir, opts)
+		return root, ogbMissing(ctx, info, dir, opts.URL, err)
 	}
 	path := filepath.Join(dir, info.File)
 	if _, err := os.Stat(path); err == nil {
@@ -46,18 +50,15 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) (string, er
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
-	url := info.URL
-	if opts.URL != "" {
-		url = opts.URL
-	}
+	url := downloadURL(info, opts)
 	if opts.Progress != nil {
 		fmt.Fprintf(opts.Progress, "downloading %s from %s\n", info.File, url)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create data dir: %w", err)
+		return "", missingError(ctx, info, dir, url, fmt.Errorf("create data dir: %w", err))
 	}
 	if err := download(ctx, opts.Client, url, path, info.SHA256); err != nil {
-		return "", fmt.Errorf("download %s: %w", name, err)
+		return "", missingError(ctx, info, dir, url, err)
 	}
 	return path, nil
 }

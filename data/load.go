@@ -55,16 +55,19 @@ type Options struct {
 // every node (their official split refers to all of them) and load from a
 // binary cache beside their files after the first conversion.
 func Load(ctx context.Context, name string, o Options) (*Graph, error) {
-	dir, err := ResolveDir(o.Dir)
+	at, notLooked, err := resolveDir(o.Dir)
 	if err != nil {
 		return nil, err
 	}
+	dir := at.dir
 	if info, err := Lookup(name); err == nil && info.OGB != nil {
-		return loadOGB(ctx, info, dir, o)
+		o.Fetch.URL = downloadURL(info, o.Fetch)
+		g, err := loadOGB(ctx, info, dir, o)
+		return g, located(ogbMissing(ctx, info, dir, o.Fetch.URL, err), at, notLooked)
 	}
 	path, err := Fetch(ctx, name, dir, o.Fetch)
 	if err != nil {
-		return nil, err
+		return nil, located(err, at, notLooked)
 	}
 	g, err := LoadFile(path, o.BinaryAttr)
 	if err != nil {

@@ -71,15 +71,30 @@ func Names() []string {
 // ResolveDir returns the data directory: flag if set, else $RGNN_DATA_DIR,
 // else <user cache dir>/rgnn/datasets.
 func ResolveDir(flag string) (string, error) {
+	p, _, err := resolveDir(flag)
+	return p.dir, err
+}
+
+// place is a directory datasets may be read from and what chose it.
+type place struct{ dir, from string }
+
+func (p place) String() string { return p.from + " (" + p.dir + ")" }
+
+// resolveDir returns the data directory ResolveDir picks and the places
+// that apply but come after it (so are not looked in).
+func resolveDir(flag string) (place, []place, error) {
+	var all []place
 	if flag != "" {
-		return flag, nil
+		all = append(all, place{flag, "--data-dir"})
 	}
 	if d := os.Getenv("RGNN_DATA_DIR"); d != "" {
-		return d, nil
+		all = append(all, place{d, "$RGNN_DATA_DIR"})
 	}
-	c, err := os.UserCacheDir()
-	if err != nil {
-		return "", errors.New("no data directory: pass --data-dir or set RGNN_DATA_DIR")
+	if c, err := os.UserCacheDir(); err == nil {
+		all = append(all, place{filepath.Join(c, "rgnn", "datasets"), "the user cache dir"})
 	}
-	return filepath.Join(c, "rgnn", "datasets"), nil
+	if len(all) == 0 {
+		return place{}, nil, errors.New("no data directory: pass --data-dir or set RGNN_DATA_DIR")
+	}
+	return all[0], all[1:], nil
 }

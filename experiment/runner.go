@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiment/store"
 )
 
@@ -44,7 +45,9 @@ type Summary struct {
 // and runs the rest on a worker pool, committing each result in its own
 // transaction as it finishes. Cancelling ctx stops taking new runs; runs in
 // flight are abandoned (nothing of them is recorded), so Execute can be
-// resumed at any point by calling it again.
+// resumed at any point by calling it again. A dataset that is missing
+// (*data.MissingError) stops it at the first run that needs it: no further
+// run is started, and that one error is returned.
 func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summary, error) {
 	x := &execution{env: env, opt: opt, start: time.Now(), sum: Summary{Experiment: e.Name},
 		running: map[string]time.Time{}, unavailable: map[string]bool{}}
@@ -63,6 +66,9 @@ func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summ
 	x.sum.Seconds = time.Since(x.start).Seconds()
 	for _, n := range x.sum.Notes {
 		x.logf("note: %s", n)
+	}
+	if x.missing != nil {
+		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs: %w", e.Name, x.finished, x.sum.Total, x.missing)
 	}
 	if err := ctx.Err(); err != nil {
 		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs (rerun to resume): %w", e.Name, x.finished, x.sum.Total, err)
@@ -83,6 +89,8 @@ type execution struct {
 	finished    int
 	running     map[string]time.Time
 	unavailable map[string]bool
+	missing     error              // the first *data.MissingError
+	halt        context.CancelFunc // stops feeding runs
 }
 
 func (x *execution) logf(format string, args ...any) {
@@ -173,9 +181,12 @@ func (x *execution) status() {
 	x.logf("[%d/%d] %s elapsed%s; running: %s", x.finished, x.sum.Total, el.Round(time.Second), eta, strings.Join(names, ", "))
 }
 
-// runAll feeds todo to a pool of workers until it is done or ctx is
-// cancelled.
+// runAll feeds todo to a pool of workers until it is done, ctx is
+// cancelled or a dataset is missing.
 func (x *execution) runAll(ctx context.Context, todo []Run, workers int) {
+	feed, halt := context.WithCancel(ctx)
+	defer halt()
+	x.halt = halt
 	jobs := make(chan Run)
 	var wg sync.WaitGroup
 	for range workers {
@@ -189,9 +200,12 @@ func (x *execution) runAll(ctx context.Context, todo []Run, workers int) {
 	}
 feed:
 	for _, r := range todo {
+		if feed.Err() != nil {
+			break
+		}
 		select {
 		case jobs <- r:
-		case <-ctx.Done():
+		case <-feed.Done():
 			break feed
 		}
 	}
@@ -216,6 +230,11 @@ func (x *execution) runRecorded(ctx context.Context, r Run) {
 		x.sum.Ran++
 		x.finished++
 		x.logf("[%d/%d] ok   %s (%.1f s)%s", x.finished, x.sum.Total, label, secs, brief(out.Metrics))
+	case errors.As(err, new(*data.MissingError)):
+		if x.missing == nil {
+			x.missing = err
+			x.halt()
+		}
 	case errors.Is(err, ErrUnavailable):
 		x.sum.Unavailable++
 		if !x.unavailable[r.Kind] {
@@ -238,7 +257,7 @@ func runOne(ctx context.Context, env *Env, r Run) (*Output, error) {
 	k, _ := env.Kinds.Lookup(r.Kind)
 	res, err := env.require(ctx, k, r.Key, r.Params)
 	if err != nil {
-		if !errors.Is(err, ErrUnavailable) && ctx.Err() == nil {
+		if !errors.Is(err, ErrUnavailable) && !errors.As(err, new(*data.MissingError)) && ctx.Err() == nil {
 			if ferr := env.Store.PutFailure(context.WithoutCancel(ctx), store.Failure{Key: r.Key, Kind: r.Kind,
 				Experiment: env.Experiment, Params: r.Params, Error: err.Error(), At: time.Now()}); ferr != nil {
 				return nil, errors.Join(err, ferr)
