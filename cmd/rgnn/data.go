@@ -14,7 +14,7 @@ import (
 func newDataCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "data",
-		Short: "Inspect and fetch datasets",
+		Short: "Inspect, fetch and generate datasets (see the subcommands' examples)",
 	}
 	c.AddCommand(newDataInfoCmd(), newDataFetchCmd(), newDataGenerateCmd())
 	return c
@@ -66,7 +66,9 @@ func newDataFetchCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fetch",
 		Short: "Download a dataset into the data directory (sha256 verified; OGB datasets extracted)",
-		Args:  cobra.NoArgs,
+		Example: `  rgnn data fetch --dataset cora_ml
+  rgnn data fetch --dataset ogbn-arxiv --data-dir /shared/datasets`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			name, _ := c.Flags().GetString("dataset")
 			if _, err := data.Lookup(name); err != nil {
