@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,6 +44,8 @@ type block struct {
 	fixed map[string]any
 	grid  []gridParam // sorted by name
 	subs  []block
+	// line of each fixed and grid parameter
+	fixedLines, gridLines map[string]int
 }
 
 type gridParam struct {
@@ -69,14 +74,14 @@ func ParseFile(path string) (*Experiment, error) {
 func Parse(src []byte) (*Experiment, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, err
+		return nil, syntaxError(src, err)
 	}
 	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("empty experiment file")
+		return nil, &FileError{Msg: "empty experiment file"}
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("line %d: the experiment must be a mapping", top.Line)
+		return nil, fileErrorf(top.Line, "the experiment must be a mapping")
 	}
 	e := &Experiment{}
 	for i := 0; i < len(top.Content); i += 2 {
@@ -88,7 +93,7 @@ func Parse(src []byte) (*Experiment, error) {
 			e.Description = v.Value
 		}
 	}
-	root, err := parseBlock("", top, true)
+	root, err := parseBlock("", top, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -96,48 +101,73 @@ func Parse(src []byte) (*Experiment, error) {
 	return e, nil
 }
 
-func parseBlock(name string, n *yaml.Node, top bool) (block, error) {
-	b := block{name: name, fixed: map[string]any{}}
+// parseBlock parses the block n; top says it is the file's top level,
+// shaped that its sub-blocks are known to be well formed (badSubBlock).
+func parseBlock(name string, n *yaml.Node, top, shaped bool) (block, error) {
+	b := block{name: name, fixed: map[string]any{}, fixedLines: map[string]int{}, gridLines: map[string]int{}}
 	if n.Kind != yaml.MappingNode {
-		return b, fmt.Errorf("line %d: block %q must be a mapping", n.Line, name)
+		return b, fileErrorf(n.Line, "block %q must be a mapping", name)
 	}
-	gridSeen := map[string]bool{}
+	keySeen := map[string]int{}
 	for i := 0; i < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		at := joinName(name, k.Value)
+		if first, dup := keySeen[k.Value]; dup {
+			return b, fileErrorf(k.Line, "%s: given twice (first on line %d)", at, first)
+		}
+		keySeen[k.Value] = k.Line
 		switch {
 		case top && (k.Value == "name" || k.Value == "description" || k.Value == "seml" || k.Value == "slurm"):
 		case k.Value == "fixed":
 			var m map[string]any
 			if err := v.Decode(&m); err != nil {
-				return b, fmt.Errorf("line %d: fixed: %w", v.Line, err)
+				return b, decodeError(at, v, err)
 			}
 			flatten("", m, b.fixed)
+			keyLines("", v, b.fixedLines, 0)
+			for pn := range b.fixed {
+				if b.fixedLines[pn] == 0 {
+					b.fixedLines[pn] = v.Line // e.g. from a merge key
+				}
+			}
 		case k.Value == "grid":
 			var m map[string]any
 			if err := v.Decode(&m); err != nil {
-				return b, fmt.Errorf("line %d: grid: %w", v.Line, err)
+				return b, decodeError(at, v, err)
 			}
-			for pn, pv := range m {
-				vals, err := gridValues(pv)
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				if _, seen := b.gridLines[v.Content[j].Value]; !seen {
+					b.gridLines[v.Content[j].Value] = v.Content[j].Line
+				}
+			}
+			for _, pn := range slices.Sorted(maps.Keys(m)) {
+				line := cmp.Or(b.gridLines[pn], v.Line)
+				b.gridLines[pn] = line
+				vals, err := gridValues(m[pn])
 				if err != nil {
-					return b, fmt.Errorf("line %d: grid %s: %w", v.Line, pn, err)
+					return b, fileErrorf(line, "%s: %s: %v", at, pn, err)
 				}
 				b.grid = append(b.grid, gridParam{name: pn, values: vals})
-				gridSeen[pn] = true
 			}
 		case k.Value == "random":
-			return b, fmt.Errorf("line %d: random search blocks are not supported (use grid)", k.Line)
+			return b, fileErrorf(k.Line, "%s: random search blocks are not supported (use grid)", at)
 		default:
-			sub, err := parseBlock(joinName(name, k.Value), v, false)
+			if !shaped {
+				if err := badSubBlock(at, k, v); err != nil {
+					return b, err
+				}
+			}
+			sub, err := parseBlock(at, v, false, true)
 			if err != nil {
 				return b, err
 			}
 			b.subs = append(b.subs, sub)
 		}
 	}
-	for pn := range gridSeen {
-		if _, ok := b.fixed[pn]; ok {
-			return b, fmt.Errorf("block %q: %s is both fixed and a grid parameter", name, pn)
+	for _, g := range b.grid {
+		if _, ok := b.fixed[g.name]; ok {
+			return b, fileErrorf(b.gridLines[g.name], "%s: %s is both fixed (line %d) and a grid parameter",
+				joinName(name, "grid"), g.name, b.fixedLines[g.name])
 		}
 	}
 	sort.Slice(b.grid, func(i, j int) bool { return b.grid[i].name < b.grid[j].name })
@@ -249,6 +279,9 @@ func (r Run) Label() string {
 func (e *Experiment) Expand(reg *Kinds) ([]Run, error) {
 	if n := e.root.size(nil); n > MaxRuns {
 		return nil, fmt.Errorf("the grids expand to more than %d runs (%s): split the experiment", MaxRuns, sizeText(n))
+	}
+	if err := e.root.check(reg); err != nil {
+		return nil, err
 	}
 	var combos []named
 	e.root.expand(map[string]any{}, nil, &combos)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -30,8 +28,12 @@ func openStore(c *cobra.Command) (*store.Store, error) {
 	return store.Open(path)
 }
 
-// addFilterFlags adds --experiment and --where, which select results.
+// addFilterFlags adds --experiment and --where, which select results, and
+// names the kinds there are in the help of the command's --kind flag.
 func addFilterFlags(c *cobra.Command) {
+	if f := c.Flags().Lookup("kind"); f != nil {
+		f.Usage = "only results of this kind (" + strings.Join(experiment.DefaultKinds().Names(), ", ") + ")"
+	}
 	c.Flags().String("experiment", "", "only results recorded by this experiment")
 	c.Flags().StringArray("where", nil, "parameter filter NAME=VALUE (repeatable), e.g. --where model=gcn --where seed=0")
 }
@@ -59,13 +61,13 @@ func newRunCmd() *cobra.Command {
 per model) into runs, skip those whose results are already in the store, and
 run the rest on a worker pool with progress on stderr.
 
-Each run has a kind (train, eval, certify, attack) and is keyed by the hash of
-its kind and parameters. Runs that need trained weights (eval, certify,
-attack) take them from the store's train result with the same model and
-training parameters, or train it first (once) and record it. Every result is
-committed in its own transaction after its artifacts are written, so the run
-can be interrupted at any moment (Ctrl-C, kill -9) and resumed by running the
-same command again.
+Each run has a kind (` + strings.Join(experiment.DefaultKinds().Names(), ", ") + `) and is keyed
+by the hash of its kind and parameters. Runs that need trained weights (eval,
+certify, attack) take them from the store's train result with the same model
+and training parameters, or train it first (once) and record it. Every result
+is committed in its own transaction after its artifacts are written, so the
+run can be interrupted at any moment (Ctrl-C, kill -9) and resumed by running
+the same command again.
 
 Example experiment file (see experiments/ for the paper's evaluation):
 
@@ -122,10 +124,7 @@ func runRun(c *cobra.Command, args []string) error {
 	}
 	e, err := experiment.ParseFile(args[0])
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return usageError{err}
-		}
-		return err
+		return usageError{err} // unreadable, or a mistake in it (*experiment.FileError, with its line)
 	}
 	runs, err := e.Expand(kinds)
 	if err != nil {
