@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rgnn/rgnn/experiment/store"
 )
 
 // FileError is a mistake in an experiment file — YAML syntax, an unknown
@@ -230,8 +232,20 @@ func yamlLineError(msg, prefix string) *FileError {
 }
 
 // check reports, at the place written, the first parameter no kind of reg
-// declares and the first kind reg does not have, in b and its sub-blocks.
+// declares, value of the wrong type, or kind reg does not have, in b and
+// its sub-blocks.
 func (b block) check(reg *Kinds) error {
+	declaring := map[string]*Kind{}
+	for _, n := range reg.Names() {
+		k, _ := reg.Lookup(n)
+		for _, p := range k.Params() {
+			declaring[p.Name] = cmp.Or(declaring[p.Name], k)
+		}
+	}
+	return b.checkWith(reg, declaring)
+}
+
+func (b block) checkWith(reg *Kinds, declaring map[string]*Kind) error {
 	type entry struct {
 		line   int
 		where  string
@@ -250,8 +264,14 @@ func (b block) check(reg *Kinds) error {
 	})
 	for _, e := range es {
 		if e.name != "kind" {
-			if _, ok := reg.types[e.name]; !ok {
+			k, ok := declaring[e.name]
+			if !ok {
 				return fileErrorf(e.line, "%s: unknown parameter %q%s", e.where, e.name, didYouMean(e.name, paramNames(reg)))
+			}
+			for _, v := range e.values {
+				if _, err := k.Decode(store.Params{e.name: v}); err != nil {
+					return fileErrorf(e.line, "%s: %v", e.where, err)
+				}
 			}
 			continue
 		}
@@ -264,7 +284,7 @@ func (b block) check(reg *Kinds) error {
 		}
 	}
 	for _, s := range b.subs {
-		if err := s.check(reg); err != nil {
+		if err := s.checkWith(reg, declaring); err != nil {
 			return err
 		}
 	}

@@ -36,6 +36,10 @@ func TestFileErrors(t *testing.T) {
 		{"fixed:\n  kind: train\n  datset: cora_ml\n", []string{"line 3: fixed: unknown parameter \"datset\" (did you mean dataset?)"}, ""},
 		{"fixed: {kind: train}\ngcn:\n  grid:\n    sed: [0, 1]\n", []string{"line 4: gcn.grid: unknown parameter \"sed\" (did you mean seed?)"}, ""},
 		{"fixed:\n  kind: train\n  train: {max_epochs: 5}\n", []string{"line 3: fixed: unknown parameter \"train.max_epochs\""}, ""},
+		// Values of the wrong type, where they are written.
+		{"fixed: {dataset: cora_ml, seed: 0.5}\ngcn:\n  fixed: {model: gcn, kind: train}\n",
+			[]string{"line 1: fixed: parameter seed"}, "gcn"},
+		{"fixed: {kind: train}\ngcn:\n  grid: {binary_attr: [true, 3]}\n", []string{"line 3: gcn.grid: parameter binary_attr"}, ""},
 		// Unknown kinds.
 		{"fixed: {kind: trian}\n", []string{"line 1: fixed: unknown kind \"trian\" (did you mean train?"}, ""},
 		{"fixed: {dataset: cora_ml}\ngrid:\n  kind: [train, evl]\n", []string{"line 3: grid: unknown kind \"evl\" (did you mean eval?"}, ""},
