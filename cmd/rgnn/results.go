@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rgnn/rgnn/experiment"
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/report"
 )
@@ -29,7 +31,7 @@ artifact's content hash (exit 1 if anything is wrong).`,
 		RunE: runResults,
 	}
 	addStoreFlag(c)
-	c.Flags().String("kind", "", "only results of this kind (train, eval, certify, attack)")
+	c.Flags().String("kind", "", "only results of this kind ("+strings.Join(experiment.DefaultKinds().Names(), ", ")+")")
 	addFilterFlags(c)
 	c.Flags().String("format", "table", "output format: table, csv or json")
 	c.Flags().Bool("failures", false, "list failed runs instead")

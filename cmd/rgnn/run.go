@@ -28,12 +28,8 @@ func openStore(c *cobra.Command) (*store.Store, error) {
 	return store.Open(path)
 }
 
-// addFilterFlags adds --experiment and --where, which select results, and
-// names the kinds there are in the help of the command's --kind flag.
+// addFilterFlags adds --experiment and --where, which select results.
 func addFilterFlags(c *cobra.Command) {
-	if f := c.Flags().Lookup("kind"); f != nil {
-		f.Usage = "only results of this kind (" + strings.Join(experiment.DefaultKinds().Names(), ", ") + ")"
-	}
 	c.Flags().String("experiment", "", "only results recorded by this experiment")
 	c.Flags().StringArray("where", nil, "parameter filter NAME=VALUE (repeatable), e.g. --where model=gcn --where seed=0")
 }
