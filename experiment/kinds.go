@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/task"
@@ -64,10 +65,10 @@ func certifyKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
-			var last int
+			last := time.Now()
 			vf, err := s.Sample(ctx, p, t, env.SampleWorkers, task.Hooks{Progress: func(stage string, done, total int) {
-				if done*10/max(total, 1) > last {
-					last = done * 10 / max(total, 1)
+				if time.Since(last) > 10*time.Second {
+					last = time.Now()
 					env.logf("    certify %s p+=%g p-=%g: %s %d/%d", s.Model.Model, s.PAdd, s.PDel, stage, done, total)
 				}
 			}})
