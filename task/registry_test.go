@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rgnn/rgnn/attack/engine"
+	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
@@ -69,4 +70,34 @@ func tinyProblem(t *testing.T) *data.Problem {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// A k above the number of nodes selects whole rows: the model is the same
+// as with k = n (clamped, so nothing is sized by the huge k).
+func TestHugeKIsClamped(t *testing.T) {
+	p := tinyProblem(t)
+	for _, name := range []string{"sm_gcn", "sm_gdc"} {
+		var logits []float32
+		for _, k := range []int{p.NumNodes(), 1_000_000} {
+			m := Model{Model: name, Temperature: 1, K: k, Hidden: 4}
+			tr, err := NewModel(m, p, 1)
+			if err != nil {
+				t.Fatalf("%s k=%d: %v", name, k, err)
+			}
+			g, err := tr.Model.Preprocess(p.Adj, p.Features)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := tr.Model.Forward(autograd.NoGrad(), g, p.X, model.Mode{}).Value.Data
+			if logits == nil {
+				logits = append([]float32(nil), out...)
+				continue
+			}
+			for i := range out {
+				if out[i] != logits[i] {
+					t.Fatalf("%s: k=1e6 gives %v, k=n %v", name, out[i], logits[i])
+				}
+			}
+		}
+	}
 }

@@ -28,7 +28,7 @@ type Model struct {
 	// Temperature of the Soft Medoid / Soft Median (default 1).
 	Temperature float64 `param:"temperature" help:"Soft Medoid / Soft Median temperature T (models that take one)"`
 	// K is the top-k of the robust aggregations and of GDC (default 64).
-	K int `param:"k" help:"top-k neighbours of the robust aggregations and of GDC"`
+	K int `param:"k" help:"top-k neighbours of the robust aggregations and of GDC (above the number of nodes it selects whole rows, and is clamped to it)"`
 	// Hidden units (default 64).
 	Hidden int `param:"hidden" help:"hidden units"`
 	// Normalization "" (the paper's Eq. 6-7) or "alt" (the appendix's SM†).

@@ -54,7 +54,12 @@ func NewModel(m Model, p *data.Problem, seed int) (*Trained, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	mm, err := Models().New(m.Model, p.Features.Cols, p.NumClasses, m.options(seed))
+	o := m.options(seed)
+	// No row of any graph on p's nodes holds more than n entries, so a
+	// larger k selects the same (whole) rows: clamp it, sparing buffers
+	// sized by k.
+	o.K = min(o.K, p.NumNodes())
+	mm, err := Models().New(m.Model, p.Features.Cols, p.NumClasses, o)
 	if err != nil {
 		return nil, err
 	}
