@@ -21,7 +21,7 @@ It is an ordinary experiment (print it with --print-experiment) run through
 the results store in --out, so it is cached and resumable: interrupt it at any
 time and run the same command again.
 
---quick fits in about 10 minutes on a 2-core machine: one seed, at most 100
+--quick takes 2-4 minutes on a 2-core machine (BENCHMARKS.md): one seed, at most 100
 training epochs, 150 + 20 smoothing samples and no Add-only certificate; the
 output states these differences. The full run uses seeds 0, 1, 5 and the
 paper's protocol (hours on a CPU). Attacks are transfer attacks (the paper's
