@@ -229,7 +229,7 @@ func (f Field) SetValue(v any) error {
 			for i, e := range list {
 				x, ok := asFloat(e)
 				if !ok {
-					return fmt.Errorf("%v (%T) is not a number", e, e)
+					return fmt.Errorf("%s in the list is not a number", describe(e))
 				}
 				xs[i] = x
 			}
@@ -241,7 +241,21 @@ func (f Field) SetValue(v any) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%v (%T) is not a %s", v, v, f.Type())
+	return fmt.Errorf("%s is not %s", describe(v), map[string]string{"string": "a string", "bool": "true or false",
+		"int": "an integer", "float": "a number", "floats": "a number or a list of numbers"}[f.Type()])
+}
+
+// describe names a decoded value in an error.
+func describe(v any) string {
+	switch t := v.(type) {
+	case []any:
+		return fmt.Sprintf("the list %v", t)
+	case map[string]any:
+		return "a mapping"
+	case string:
+		return fmt.Sprintf("%q", t)
+	}
+	return fmt.Sprint(v)
 }
 
 // ParamValue is the field's value as stored in a run's parameters (the
