@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiment"
 )
 
@@ -33,7 +35,7 @@ to every model; --quick runs PR-BCD with 50 epochs and a block of 1e5 pairs.`,
 		Args: cobra.NoArgs,
 		RunE: runReproduce,
 	}
-	c.Flags().String("dataset", "cora_ml", "dataset")
+	c.Flags().String("dataset", "cora_ml", "dataset: "+strings.Join(data.Names(), ", "))
 	c.Flags().Bool("quick", false, "the ~10-minute version (fewer seeds, epochs and samples; stated in the output)")
 	c.Flags().String("out", "", "output directory with the store and the report (default results/reproduce-<dataset>[-quick])")
 	c.Flags().Int("workers", 1, "runs executed concurrently")
