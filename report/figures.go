@@ -46,17 +46,10 @@ func (f Figure) Render(format string) ([]byte, error) {
 	dc := draw.New(c)
 	leg := f.Plot.Legend
 	f.Plot.Legend = plot.NewLegend() // drawn outside below
-	legW := leg.Rectangle(dc).Size().X
-	if legW > 0 {
-		legW += vg.Points(12)
-	}
-	plotArea := dc
-	plotArea.Max.X -= legW
+	plotArea, legArea, hasLegend := legendColumn(dc, &leg)
 	f.Plot.Draw(plotArea)
 	f.Plot.Legend = leg
-	if legW > 0 {
-		legArea := dc
-		legArea.Min.X = dc.Max.X - legW + vg.Points(6)
+	if hasLegend {
 		leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, -vg.Points(24)
 		leg.Draw(legArea)
 	}
@@ -65,6 +58,20 @@ func (f Figure) Render(format string) ([]byte, error) {
 		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
 	return b.Bytes(), nil
+}
+
+// legendColumn splits the canvas into the plotting area and, right of it,
+// a column as wide as the legend's entries (none for an empty legend).
+func legendColumn(dc draw.Canvas, leg *plot.Legend) (plotArea, legArea draw.Canvas, ok bool) {
+	legW := leg.Rectangle(dc).Size().X
+	if legW <= 0 {
+		return dc, dc, false
+	}
+	legW += vg.Points(12)
+	plotArea, legArea = dc, dc
+	plotArea.Max.X -= legW
+	legArea.Min.X = plotArea.Max.X + vg.Points(6)
+	return plotArea, legArea, true
 }
 
 func newPlot(title, x, y string) *plot.Plot {

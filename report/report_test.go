@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/rgnn/rgnn/experiment/store"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden.md")
@@ -289,5 +292,25 @@ func TestOneSeedWording(t *testing.T) {
 	three := []store.Result{{Params: store.Params{"seed": 5.0}}, {Params: store.Params{"seed": 0.0}}, {Params: store.Params{"seed": 1.0}}}
 	if got := overSeeds(three); got != "mean ± standard error over seeds 0, 1, 5" {
 		t.Errorf("three seeds: %q", got)
+	}
+}
+
+// Legends stand in their own column, right of the plotting area, so no
+// curve runs under them.
+func TestLegendBesidePlot(t *testing.T) {
+	p := newPlot("t", "x", "y")
+	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(l)
+	p.Legend.Add("Soft Medoid GDC (T=0.5)", l)
+	dc := draw.New(vgimg.New(figW, figH))
+	plotArea, legArea, ok := legendColumn(dc, &p.Legend)
+	if !ok || legArea.Min.X < plotArea.Max.X || legArea.Max.X > dc.Max.X || plotArea.Max.X-plotArea.Min.X < figW/2 {
+		t.Fatalf("plot %v, legend %v in %v", plotArea.Rectangle, legArea.Rectangle, dc.Rectangle)
+	}
+	if b, err := (Figure{Name: "t", Plot: p}).Render("png"); err != nil || len(b) == 0 {
+		t.Fatalf("render: %v", err)
 	}
 }

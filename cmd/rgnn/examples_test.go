@@ -73,3 +73,26 @@ func TestHelpExamplesParse(t *testing.T) {
 		t.Fatalf("only %d example lines found", n)
 	}
 }
+
+// TestHelpSaysWhatAUserNeeds: commands a newcomer starts with show
+// examples and the choices of their flags, and the README and
+// `reproduce --help` give the same time for --quick.
+func TestHelpSaysWhatAUserNeeds(t *testing.T) {
+	for _, path := range [][]string{{"data", "info"}, {"data", "fetch"}, {"data", "generate"}, {"reproduce"}, {"run"}} {
+		c, _, err := newRootCmd().Find(path)
+		if err != nil || strings.TrimSpace(c.Example) == "" {
+			t.Errorf("rgnn %s: no examples (%v)", strings.Join(path, " "), err)
+		}
+	}
+	c, _, _ := newRootCmd().Find([]string{"reproduce"})
+	if u := c.Flags().Lookup("dataset").Usage; !strings.Contains(u, "cora_ml") || !strings.Contains(u, "citeseer") {
+		t.Errorf("reproduce --dataset does not list the datasets: %q", u)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Long, "2-4 minutes") || !strings.Contains(string(readme), "2–4 minutes") {
+		t.Errorf("README and reproduce --help disagree on the time of --quick")
+	}
+}
