@@ -20,7 +20,7 @@ import (
 )
 
 // paperTable is the reference's clean test accuracy (cora_ml, citeseer),
-// mean over seeds 0, 1, 5 (issue 4). The models with pretrained reference
+// mean over seeds 0, 1, 5. The models with pretrained reference
 // weights take their numbers from expected_accuracy_cora_ml.json (trained
 // on the raw features, bin0); the others (binary: true) from the paper's
 // Table 7 "Accuracy (base)", whose models were trained on binarised
