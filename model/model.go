@@ -203,7 +203,7 @@ func (r *Registry) New(name string, nFeat, nClass int, o Options) (Model, error)
 // building one is an error).
 func Default(f AggregatorFactory) *Registry {
 	r := &Registry{}
-	specs := append(builtins(), robustSpecs(f)...)
+	specs := slices.Concat(builtins(), robustSpecs(f), pprgoSpecs(f))
 	for _, s := range specs {
 		if err := r.Register(s); err != nil {
 			panic(err) // programmer error: duplicate built-in name
