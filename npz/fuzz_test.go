@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rgnn/rgnn/internal/zipseed"
+
 	"github.com/rgnn/rgnn/internal/fixture"
 )
 
@@ -28,42 +30,6 @@ func referenceSeeds(tb testing.TB, perGlob int, patterns ...string) [][]byte {
 		}
 	}
 	return out
-}
-
-// noCRC re-packs an archive with its entries stored and a zero CRC, which
-// archive/zip does not check, so that mutations reach the arrays (a copy
-// of internal/fuzzseed.NoCRC, which imports this package).
-func noCRC(tb testing.TB, b []byte) []byte {
-	tb.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		w, err := zw.CreateRaw(&zip.FileHeader{Name: f.Name, Method: zip.Store,
-			CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(len(data))})
-		if err == nil {
-			_, err = w.Write(data)
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // checkArray verifies the invariants of a decoded array: its shape holds
@@ -91,7 +57,7 @@ func checkArray(t *testing.T, arr *Array) {
 func FuzzRead(f *testing.F) {
 	good, _ := Encode(F32("w", []int{2, 2}, []float32{1, 2, 3, 4}), I64("i", []int{2}, []int64{1, 2}))
 	f.Add(good)
-	f.Add(noCRC(f, good))
+	f.Add(zipseed.NoCRC(f, good))
 	f.Add(good[:len(good)-7])
 	f.Add(deflated(f))
 	f.Add([]byte("PK\x03\x04"))
@@ -101,7 +67,7 @@ func FuzzRead(f *testing.F) {
 	// fuzzer to a few executions a second; FuzzLoadWeights seeds from them.
 	for _, b := range referenceSeeds(f, 1, "attacks/*.npz", "smoothing_votes/*.npz", "splits_*.npz") {
 		f.Add(b)
-		f.Add(noCRC(f, b))
+		f.Add(zipseed.NoCRC(f, b))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := Read(bytes.NewReader(b), int64(len(b)), "fuzz.npz")

@@ -2,7 +2,6 @@ package task
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -158,13 +157,6 @@ func binary(x *tensor.CSR) bool {
 		}
 	}
 	return true
-}
-
-// IsUsage reports whether err is a bad parameter (a FieldError): the
-// caller asked for something impossible, rather than something failing.
-func IsUsage(err error) bool {
-	var fe *FieldError
-	return errors.As(err, &fe)
 }
 
 // Problem is the one problem type of every pipeline (data.Problem).

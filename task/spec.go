@@ -100,8 +100,7 @@ type Certify struct {
 // AttackSeed.
 type Perturb struct {
 	Data
-	Seed      int  `param:"seed" help:"seed of the split, the initialisation and dropout"`
-	SplitSeed *int `param:"split_seed" cli:"only" help:"seed of the 20/20-per-class split (default: --seed)"`
+	Seed int `param:"seed" help:"seed of the split, the initialisation and dropout"`
 	AttackParams
 }
 
@@ -504,8 +503,9 @@ func (m Model) options(seed int) model.Options {
 	return o
 }
 
-// splitSeed is SplitSeed, else Seed.
-func (t Train) splitSeed() int {
+// EffectiveSplitSeed is SplitSeed, else Seed: the seed of the split a
+// front end loads the problem with.
+func (t Train) EffectiveSplitSeed() int {
 	if t.SplitSeed != nil {
 		return *t.SplitSeed
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -104,12 +105,12 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	for _, f := range append(task.Fields(spec), task.Fields(aio)...) {
 		if f.Flag != "" && c.Flags().Changed(f.Flag) {
 			if err := spec.Applies(f.Param); err != nil {
-				return specErr(spec, err)
+				return victimErr(spec, err)
 			}
 		}
 	}
 	if err := spec.Validate(); err != nil {
-		return specErr(spec, err)
+		return victimErr(spec, err)
 	}
 	out := aio.Out
 	if out != "" {
@@ -117,7 +118,7 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 			return fmt.Errorf("--out %s: %w", out, err)
 		}
 	}
-	p, err := loadProblem(c, spec, spec.Data, splitSeedOf(spec.Train))
+	p, err := loadProblem(c, spec, spec.Data, spec.Train.EffectiveSplitSeed())
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	h := task.Hooks{Progress: progress}
 	vs, err := spec.Victims(ctx, p, victims, commaList(aio.Weights), h)
 	if err != nil {
-		return specErr(spec, err)
+		return victimErr(spec, err)
 	}
 	sur, err := spec.LoadSurrogate(p, aio.SurrogateWeights)
 	if err != nil {
@@ -142,7 +143,7 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 		fmt.Fprint(progressWriter(), "\r\033[K")
 	}
 	if err != nil {
-		return specErr(spec, err)
+		return victimErr(spec, err)
 	}
 	w := c.OutOrStdout()
 	if res.Targeted != nil {
@@ -165,4 +166,14 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	}
 	task.WriteGlobal(w, rep.GlobalResult, rep.Files)
 	return nil
+}
+
+// victimErr is specErr for the attack command, whose victims' model
+// parameter is bound to --victim.
+func victimErr(spec *task.Attack, err error) error {
+	var fe *task.FieldError
+	if errors.As(err, &fe) && fe.Param == "model" {
+		fe.Param = "victim"
+	}
+	return specErr(spec, err)
 }

@@ -47,6 +47,7 @@ func TestBadInputsTable(t *testing.T) {
 		{"flag", "train --max-epochs 0"},
 		{"flag", "train --split-seed -1"},
 		{"flag", "train --lr abc"},
+		{"flag", "attack --victim gcn,nope"},
 		{"flag", "attack --epsilon 1.5"},
 		{"flag", "attack --attack pgd --variant approx"},
 		{"flag", "attack --attack dice --budget degree+2"},

@@ -82,7 +82,7 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 			return specErr(spec, err)
 		}
 	}
-	p, err := loadProblem(c, spec, spec.Data, splitSeedOf(spec.Train))
+	p, err := loadProblem(c, spec, spec.Data, spec.Train.EffectiveSplitSeed())
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ binary (--binary-attr).`,
 			if err := spec.Validate(); err != nil {
 				return specErr(&spec, err)
 			}
-			p, err := loadProblem(c, &spec, spec.Data, splitSeedOf(spec.Train))
+			p, err := loadProblem(c, &spec, spec.Data, spec.Train.EffectiveSplitSeed())
 			if err != nil {
 				return err
 			}

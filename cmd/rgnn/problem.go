@@ -18,30 +18,15 @@ import (
 // split of splitSeed; spec names the flags in errors.
 func loadProblem(c *cobra.Command, spec any, d task.Data, splitSeed int) (*data.Problem, error) {
 	l := &task.Loader{Dir: dataDir(c), Progress: progressWriter()}
-	ctx := c.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	p, err := l.Problem(ctx, d, splitSeed)
+	p, err := l.Problem(c.Context(), d, splitSeed)
 	return p, specErr(spec, err)
-}
-
-// splitSeedOf is --split-seed, else --seed.
-func splitSeedOf(t task.Train) int {
-	if t.SplitSeed != nil {
-		return *t.SplitSeed
-	}
-	return t.Seed
 }
 
 // interruptible returns a context cancelled by Ctrl-C or SIGTERM (long work
 // stops cleanly; a resumable run keeps what it finished).
 func interruptible(c *cobra.Command) (context.Context, context.CancelFunc) {
-	ctx := c.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	return signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM) // Execute sets the context
+
 }
 
 // epochPrinter prints training progress on stderr at most twice a second

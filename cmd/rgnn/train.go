@@ -43,7 +43,7 @@ be binary (--binary-attr).`,
 			if err := spec.Validate(); err != nil {
 				return specErr(&spec, err)
 			}
-			p, err := loadProblem(c, &spec, spec.Data, splitSeedOf(spec))
+			p, err := loadProblem(c, &spec, spec.Data, spec.EffectiveSplitSeed())
 			if err != nil {
 				return err
 			}

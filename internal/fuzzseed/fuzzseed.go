@@ -8,14 +8,12 @@
 package fuzzseed
 
 import (
-	"archive/zip"
-	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/internal/zipseed"
 	"github.com/rgnn/rgnn/npz"
 )
 
@@ -78,39 +76,8 @@ func Files(tb testing.TB, paths ...string) [][]byte {
 }
 
 // NoCRC re-packs a zip archive with every entry stored uncompressed and a
-// zero CRC.
-func NoCRC(tb testing.TB, b []byte) []byte {
-	tb.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		w, err := zw.CreateRaw(&zip.FileHeader{Name: f.Name, Method: zip.Store,
-			CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(len(data))})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := w.Write(data); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
+// zero CRC (zipseed.NoCRC).
+func NoCRC(tb testing.TB, b []byte) []byte { return zipseed.NoCRC(tb, b) }
 
 // File returns a function that writes its bytes to one file in f's
 // temporary directory and returns the path, for fuzzing readers that take
