@@ -44,3 +44,34 @@ sm: {fixed: {model: sm_gdc}, grid: {max_epochs: [10, 20]}}
 		}
 	}
 }
+
+// TestPaperReproduction: `rgnn reproduce --paper` is the paper's shipped
+// files on one dataset — every kind of the paper's evaluation, nothing of
+// another dataset.
+func TestPaperReproduction(t *testing.T) {
+	es, err := PaperReproduction("citeseer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, e := range es {
+		runs, err := e.Expand(DefaultKinds())
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		for _, r := range runs {
+			kinds[r.Kind]++
+			if d, ok := r.Params["dataset"]; ok && d != "citeseer" {
+				t.Fatalf("%s: run %s on %v", e.Name, r.Label(), d)
+			}
+		}
+	}
+	for _, k := range []string{"train", "certify", "attack", "targeted", "bias"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s runs (%v)", k, kinds)
+		}
+	}
+	if _, err := PaperReproduction("../x"); err == nil {
+		t.Error("a path as dataset name: no error")
+	}
+}
