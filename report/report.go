@@ -59,6 +59,7 @@ func FromResults(rs []store.Result, o Options) (*Report, error) {
 	r.Tables = append(r.Tables, certificationTables(rs)...)
 	r.Tables = append(r.Tables, attackTables(rs)...)
 	r.Tables = append(r.Tables, targetedTables(rs)...)
+	r.Tables = append(r.Tables, comparisonTables(rs)...)
 	r.Tables = append(r.Tables, runtimeTables(rs)...)
 	for _, f := range []func([]store.Result) ([]Figure, error){
 		certRatioFigures, attackFigures, temperatureFigures, degreeFigures, biasFigures,
