@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiments"
 )
 
@@ -63,6 +64,11 @@ func PaperReproduction(dataset string) ([]*Experiment, error) {
 		}
 		if err := e.Set("dataset", dataset); err != nil {
 			return nil, err
+		}
+		if info, err := data.Lookup(dataset); err == nil && info.PaperK > 0 {
+			if err := e.Set("k", info.PaperK); err != nil { // PubMed: k = 32, as the paper
+				return nil, err
+			}
 		}
 		out = append(out, e)
 	}
