@@ -131,8 +131,8 @@ func (r *Kinds) Names() []string {
 	return n
 }
 
-// DefaultKinds returns train, eval, certify, perturb, attack, targeted and
-// bias.
+// DefaultKinds returns train, eval, certify, perturb, attack, targeted,
+// bias and messages.
 func DefaultKinds() *Kinds {
 	r := NewKinds()
 	r.Add(trainKind())
@@ -142,6 +142,7 @@ func DefaultKinds() *Kinds {
 	r.Add(attackKind())
 	r.Add(targetedKind())
 	r.Add(biasKind())
+	r.Add(messagesKind())
 	return r
 }
 

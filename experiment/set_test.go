@@ -66,7 +66,7 @@ func TestPaperReproduction(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"train", "certify", "attack", "targeted", "bias"} {
+	for _, k := range []string{"train", "certify", "attack", "targeted", "bias", "messages"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s runs (%v)", k, kinds)
 		}

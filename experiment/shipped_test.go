@@ -105,7 +105,7 @@ func TestShippedExperimentsRunAndReport(t *testing.T) {
 			t.Errorf("report: no %s table", what)
 		}
 	}
-	wantFig := []string{"bias_curve", "temperature", "acc_budget", "cert"}
+	wantFig := []string{"bias_curve", "temperature", "acc_budget", "cert", "figure1"}
 	for _, prefix := range wantFig {
 		found := false
 		for _, fg := range rep.Figures {

@@ -75,3 +75,30 @@ func biasKind() *Kind {
 			return &Output{Metrics: map[string]any{"epsilon": rep.Eps, "perturbed": rep.Perturbed, "curves": curves}}, nil
 		})
 }
+
+// messagesKind draws the paper's Figure 1 (task.Messages): a trained
+// model's output-layer messages at one target before and after Nettack.
+// Metrics read by the report's Figure 1: figure (the messages.Figure as
+// JSON: target, degree, explained variance, clean estimates, panels).
+func messagesKind() *Kind {
+	return specKind("messages", "the output-layer messages of a target before and after Nettack, by PCA (Figure 1)",
+		[]string{"train"}, task.Messages{}.Defaults, func(ctx context.Context, env *Env, s task.Messages) (*Output, error) {
+			t, p, _, err := env.Trained(ctx, s.Train)
+			if err != nil {
+				return nil, err
+			}
+			f, err := s.Run(ctx, p, t)
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.Marshal(f)
+			if err != nil {
+				return nil, err
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				return nil, err
+			}
+			return &Output{Metrics: map[string]any{"figure": m, "target": f.Target, "degree": f.Degree}}, nil
+		})
+}

@@ -62,7 +62,7 @@ func FromResults(rs []store.Result, o Options) (*Report, error) {
 	r.Tables = append(r.Tables, comparisonTables(rs)...)
 	r.Tables = append(r.Tables, runtimeTables(rs)...)
 	for _, f := range []func([]store.Result) ([]Figure, error){
-		certRatioFigures, attackFigures, temperatureFigures, degreeFigures, biasFigures,
+		certRatioFigures, attackFigures, temperatureFigures, degreeFigures, biasFigures, messagesFigures,
 	} {
 		figs, err := f(rs)
 		if err != nil {

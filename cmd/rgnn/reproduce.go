@@ -31,7 +31,7 @@ protocol): each perturbation is computed once on a surrogate GCN and applied
 to every model; --quick runs PR-BCD with 50 epochs and a block of 1e5 pairs.
 
 --paper runs the paper's whole evaluation on the dataset: the shipped
-experiment files runtime, bias, certification (every model of Tables 1 and 6,
+experiment files runtime, bias, figure1, certification (every model of Tables 1 and 6,
 Add, Del., Add & del.), temperature (Figure 6), global_attacks (DICE, FGSM,
 PGD, PR-BCD, GR-BCD), nettack (each model's own 40 targets, budget degree + 2)
 and metattack, one after the other into one store; the report shows every
