@@ -163,7 +163,7 @@ func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		adj, err := data.LoadPerturbedAdj(path, p.Adj.Rows)
+		adj, err := data.LoadPerturbedGraph(path, p.Adj)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +203,7 @@ func budgetOutput(env *Env, res *task.GlobalResult) (*Output, error) {
 		return nil, fmt.Errorf("attack %s: %d budgets, want 1", res.Attack, len(res.Budgets))
 	}
 	b := res.Budgets[0]
-	sha, err := env.Store.PutArtifact(func(path string) error { return data.SavePerturbedAdj(path, b.Adj) })
+	sha, err := env.Store.PutArtifact(func(path string) error { return data.SavePerturbedGraph(path, res.CleanAdj, b.Adj) })
 	if err != nil {
 		return nil, err
 	}
