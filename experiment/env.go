@@ -36,6 +36,22 @@ type flight struct {
 	err  error
 }
 
+type experimentKey struct{}
+
+// withExperiment makes name the experiment recorded with the results of
+// runs under ctx (a worker runs runs of several grids with one Env).
+func withExperiment(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, experimentKey{}, name)
+}
+
+// experimentName is the experiment recorded with results made under ctx.
+func (e *Env) experimentName(ctx context.Context) string {
+	if name, ok := ctx.Value(experimentKey{}).(string); ok && name != "" {
+		return name
+	}
+	return e.Experiment
+}
+
 func (e *Env) logf(format string, args ...any) {
 	if e.Log != nil {
 		e.mu.Lock()
@@ -146,7 +162,7 @@ func (e *Env) require(ctx context.Context, k *Kind, key string, kp store.Params)
 		f.err = err
 		return store.Result{}, err
 	}
-	f.res = store.Result{Key: key, Kind: k.Name, Experiment: e.Experiment, Params: kp, Metrics: out.Metrics,
+	f.res = store.Result{Key: key, Kind: k.Name, Experiment: e.experimentName(ctx), Params: kp, Metrics: out.Metrics,
 		Artifacts: out.Artifacts, Started: start, Finished: time.Now(), Seconds: time.Since(start).Seconds()}
 	if _, err := e.Store.Put(ctx, f.res); err != nil {
 		f.err = err
