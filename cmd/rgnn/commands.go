@@ -17,5 +17,6 @@ func subcommands() []*cobra.Command {
 		newBenchCmd(),
 		newBiasCmd(),
 		newAttackCmd(),
+		newWorkerCmd(),
 	}
 }

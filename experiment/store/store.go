@@ -340,6 +340,15 @@ func (s *Store) Path() string { return s.path }
 // Postgres reports whether the store is a PostgreSQL database.
 func (s *Store) Postgres() bool { return s.pg }
 
+// Dir is the folder the store's files sit in: the SQLite file's folder, or
+// for PostgreSQL the artifact folder's parent.
+func (s *Store) Dir() string {
+	if s.pg {
+		return filepath.Dir(s.art)
+	}
+	return filepath.Dir(s.path)
+}
+
 // ArtifactDir is the content-addressed artifact folder.
 func (s *Store) ArtifactDir() string { return s.art }
 
