@@ -84,6 +84,52 @@ func (l *lease) heartbeat(log func(string, ...any)) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
+// await coordinates a run this process is about to execute for a caller
+// (a top-level run, or a dependency such as the training a certify run
+// needs) with the other workers of the store: it enqueues the run if need
+// be and returns to run it here once this worker holds it (it may already);
+// while another worker holds it under a live lease it waits for its result
+// (ok). A dependency that failed before returns its error: it is retried
+// only when asked.
+func (l *lease) await(ctx context.Context, kind, key string, p store.Params, experiment string) (store.Result, bool, error) {
+	if _, err := l.st.Enqueue(ctx, []store.QueueItem{{Key: key, Kind: kind, Experiment: experiment, Params: p,
+		Priority: priority(kind)}}); err != nil {
+		return store.Result{}, false, err
+	}
+	for {
+		e, queued, err := l.st.Entry(ctx, key)
+		if err != nil {
+			return store.Result{}, false, err
+		}
+		switch {
+		case !queued, e.State == store.Claimed && e.Worker == l.worker:
+			return store.Result{}, false, nil
+		case e.State == store.Failed:
+			return store.Result{}, false, fmt.Errorf("%s run %s failed before (--retry-failed runs it again): %s", kind, key, e.Error)
+		case e.State == store.Done:
+			if r, ok, err := l.st.Get(ctx, key); err != nil || ok {
+				return r, ok, err
+			}
+			// done, but its result was deleted: queue it again
+			if _, err := l.st.Enqueue(ctx, []store.QueueItem{{Key: key, Kind: kind, Experiment: experiment, Params: p,
+				Priority: priority(kind)}}); err != nil {
+				return store.Result{}, false, err
+			}
+			continue
+		}
+		if _, ok, err := l.st.ClaimKey(ctx, key, l.worker, l.length); err != nil || ok {
+			return store.Result{}, false, err
+		}
+		if r, ok, err := l.st.Get(ctx, key); err != nil || ok {
+			return r, ok, err
+		}
+		sleep(ctx, l.poll)
+		if err := ctx.Err(); err != nil {
+			return store.Result{}, false, err
+		}
+	}
+}
+
 // sleep waits d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
@@ -108,6 +154,8 @@ func (x *execution) runClaimed(ctx context.Context, l *lease, workers int, next 
 	x.halt = halt
 	stopBeat := x.heartbeatOf(l)
 	defer stopBeat()
+	x.env.setCoordinator(l)
+	defer x.env.setCoordinator(nil)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error

@@ -109,7 +109,7 @@ func TestWorkersFinishAGridAfterOneDies(t *testing.T) {
 			defer wg.Done()
 			env := &Env{Store: s, Kinds: DefaultKinds(), DataDir: dir}
 			var err error
-			sums[i], err = Work(ctx, env, WorkOptions{Worker: fmt.Sprintf("w%d", i), Lease: 300 * time.Millisecond})
+			sums[i], err = Work(ctx, env, WorkOptions{Worker: fmt.Sprintf("w%d", i), Lease: 2 * time.Second})
 			if err != nil {
 				t.Error(err)
 			}
@@ -138,5 +138,46 @@ func TestWorkersFinishAGridAfterOneDies(t *testing.T) {
 	want, _ := local.Query(ctx, store.Filter{})
 	if d := store.DiffMetrics(want, got); len(d) != 0 {
 		t.Fatal(d)
+	}
+}
+
+// TestDependencyHeldElsewhereIsAwaited: an eval run whose training another
+// worker holds waits for that worker's result instead of training again.
+func TestDependencyHeldElsewhereIsAwaited(t *testing.T) {
+	dir := fixture.DataDir(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	e, _ := Parse([]byte(`
+name: dep
+fixed: {dataset: citeseer, model: gcn, max_epochs: 2, seed: 0}
+grid: {kind: [train, eval]}
+`))
+	// The other worker's training, computed aside.
+	aside, _ := store.Open(filepath.Join(tmp, "aside", "r.db"))
+	defer aside.Close()
+	if _, err := Execute(ctx, &Env{Store: aside, Kinds: DefaultKinds(), DataDir: dir}, e, RunOptions{Only: []string{"train"}}); err != nil {
+		t.Fatal(err)
+	}
+	trained, _ := aside.Query(ctx, store.Filter{Kind: "train"})
+	st, _ := store.Open(filepath.Join(tmp, "r.db"))
+	defer st.Close()
+	runs, _ := e.Expand(DefaultKinds())
+	if _, err := Enqueue(ctx, st, e.Name, runs, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := st.ClaimKey(ctx, trained[0].Key, "other", time.Minute); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		store.CopyResults(ctx, st, aside, store.Filter{})
+	}()
+	sum, err := Execute(ctx, &Env{Store: st, Kinds: DefaultKinds(), DataDir: dir}, e, RunOptions{Only: []string{"eval"}, Lease: time.Second})
+	if err != nil || sum.Ran != 1 {
+		t.Fatal(sum, err)
+	}
+	got, _, _ := st.Get(ctx, trained[0].Key)
+	if !got.Started.Equal(trained[0].Started) {
+		t.Fatal("the training was run again instead of awaited")
 	}
 }

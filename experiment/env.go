@@ -28,6 +28,15 @@ type Env struct {
 	mu      sync.Mutex
 	loader  *task.Loader
 	flights map[string]*flight
+	claims  *lease // set while runs are claimed from the store's queue
+}
+
+// setCoordinator makes require coordinate runs with other workers through
+// l (nil: run whatever is missing).
+func (e *Env) setCoordinator(l *lease) {
+	e.mu.Lock()
+	e.claims = l
+	e.mu.Unlock()
 }
 
 type flight struct {
@@ -155,6 +164,16 @@ func (e *Env) require(ctx context.Context, k *Kind, key string, kp store.Params)
 	if r, ok, err := e.Store.Get(ctx, key); err != nil || ok {
 		f.res, f.err = r, err
 		return r, err
+	}
+	// Or may be running it now: wait for it rather than run it twice.
+	e.mu.Lock()
+	claims := e.claims
+	e.mu.Unlock()
+	if claims != nil {
+		if r, ok, err := claims.await(ctx, k.Name, key, kp, e.experimentName(ctx)); err != nil || ok {
+			f.res, f.err = r, err
+			return r, err
+		}
 	}
 	start := time.Now()
 	out, err := k.Run(ctx, e, kp)

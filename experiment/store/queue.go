@@ -205,10 +205,23 @@ func (s *Store) RetryFailed(ctx context.Context, keys []string) (int, error) {
 	return n, tx.Commit()
 }
 
+// Entry returns the queue entry of key, or ok=false.
+func (s *Store) Entry(ctx context.Context, key string) (QueueEntry, bool, error) {
+	q, err := s.entries(ctx, `WHERE key = ?`, key)
+	if err != nil || len(q) == 0 {
+		return QueueEntry{}, false, err
+	}
+	return q[0], true, nil
+}
+
 // Queue lists the queue in claim order.
 func (s *Store) Queue(ctx context.Context) ([]QueueEntry, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT key, kind, experiment, params, state, worker,
-		lease_until - `+s.nowMS()+`, attempts, error FROM queue ORDER BY priority, enqueued_at, seq`)
+	return s.entries(ctx, `ORDER BY priority, enqueued_at, seq`)
+}
+
+func (s *Store) entries(ctx context.Context, clause string, args ...any) ([]QueueEntry, error) {
+	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT key, kind, experiment, params, state, worker,
+		lease_until - `+s.nowMS()+`, attempts, error FROM queue `+clause), args...)
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
