@@ -72,7 +72,10 @@ certify, attack) take them from the store's train result with the same model
 and training parameters, or train it first (once) and record it. Every result
 is committed in its own transaction after its artifacts are written, so the
 run can be interrupted at any moment (Ctrl-C, kill -9) and resumed by running
-the same command again.
+the same command again. Runs are claimed from the store's queue with leases,
+so several 'rgnn run's or 'rgnn worker's on one store (SQLite, or PostgreSQL
+with --store postgres://...) share a grid; --slurm submits it as a Slurm
+array of workers (the file's slurm: block, SEML's names).
 
 Example experiment file (see experiments/ for the paper's evaluation):
 
@@ -90,7 +93,9 @@ Example experiment file (see experiments/ for the paper's evaluation):
 'rgnn run --list-kinds' prints every kind's parameters and defaults.`,
 		Example: `  rgnn run experiments/smoke.yaml --store results/results.db
   rgnn run exp.yaml --dry-run
-  rgnn run exp.yaml --workers 2 --only train`,
+  rgnn run exp.yaml --workers 2 --only train
+  rgnn run exp.yaml --slurm --store postgres://me@db/rgnn --artifacts /shared/rgnn/artifacts
+  rgnn run exp.yaml --status --store postgres://me@db/rgnn`,
 		Args: func(c *cobra.Command, args []string) error {
 			if l, _ := c.Flags().GetBool("list-kinds"); l {
 				return nil
