@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,19 +20,65 @@ import (
 // holder renews it every third of that.
 const DefaultLease = 2 * time.Minute
 
-// WorkerID names this process in the queue: host, pid, a random suffix and,
-// inside a Slurm job, the job and array task.
+// WorkerID names this process in the queue: host/pid/pid-namespace-random
+// and, inside a Slurm job, /slurm-JOB_TASK. The host, pid and namespace let
+// a worker on the same host see that the holder of a run is gone.
 func WorkerID() string {
-	host, _ := os.Hostname()
 	var b [3]byte
 	rand.Read(b[:])
-	id := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	id := fmt.Sprintf("%s/%d/%s-%s", hostTag(), os.Getpid(), pidNamespace(), hex.EncodeToString(b[:]))
 	if j := os.Getenv("SLURM_ARRAY_JOB_ID"); j != "" {
 		id += fmt.Sprintf("/slurm-%s_%s", j, os.Getenv("SLURM_ARRAY_TASK_ID"))
 	} else if j := os.Getenv("SLURM_JOB_ID"); j != "" {
 		id += "/slurm-" + j
 	}
 	return id
+}
+
+func hostTag() string {
+	host, _ := os.Hostname()
+	return strings.ReplaceAll(host, "/", "_")
+}
+
+// pidNamespace identifies this process's pid namespace (the inode of
+// /proc/self/ns/pid; "0" where there is none), so pids are compared only
+// within one.
+func pidNamespace() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return "0"
+	}
+	return strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]")
+}
+
+// deadHere reports whether worker ran on this host in this pid namespace
+// and its process no longer exists.
+func deadHere(worker string) bool {
+	parts := strings.Split(worker, "/")
+	if len(parts) < 3 || parts[0] != hostTag() {
+		return false
+	}
+	ns, _, _ := strings.Cut(parts[2], "-")
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || ns != pidNamespace() || pid == os.Getpid() {
+		return false
+	}
+	return !processAlive(pid)
+}
+
+// releaseDead puts back in the queue the runs held by workers of this host
+// whose process is gone (kill -9, the OOM killer), which would otherwise
+// stay theirs until their lease expires. Workers elsewhere are left to
+// their leases.
+func (l *lease) releaseDead(ctx context.Context, q []store.QueueEntry) error {
+	for _, e := range q {
+		if e.State == store.Claimed && e.Worker != l.worker && e.LeaseLeft > 0 && deadHere(e.Worker) {
+			if err := l.st.Release(ctx, e.Worker, e.Key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // priority orders claims: training first, since the other kinds load the
@@ -122,6 +170,12 @@ func (l *lease) await(ctx context.Context, kind, key string, p store.Params, exp
 		}
 		if r, ok, err := l.st.Get(ctx, key); err != nil || ok {
 			return r, ok, err
+		}
+		if deadHere(e.Worker) {
+			if err := l.st.Release(ctx, e.Worker, key); err != nil {
+				return store.Result{}, false, err
+			}
+			continue
 		}
 		sleep(ctx, l.poll)
 		if err := ctx.Err(); err != nil {
@@ -233,7 +287,7 @@ func (x *execution) gridSource(l *lease, todo []Run) source {
 			}
 			// Look at what the others hold: done and failed runs leave the
 			// list; the rest are tried again after a pause.
-			open, err := x.stillOpen(ctx, l.st, waiting)
+			open, err := x.stillOpen(ctx, l, waiting)
 			if err != nil {
 				return Run{}, false, err
 			}
@@ -249,9 +303,12 @@ func (x *execution) gridSource(l *lease, todo []Run) source {
 
 // stillOpen returns the runs of rs that are neither done nor failed,
 // counting the others in the summary.
-func (x *execution) stillOpen(ctx context.Context, st *store.Store, rs []Run) ([]Run, error) {
-	q, err := st.Queue(ctx)
+func (x *execution) stillOpen(ctx context.Context, l *lease, rs []Run) ([]Run, error) {
+	q, err := l.st.Queue(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := l.releaseDead(ctx, q); err != nil {
 		return nil, err
 	}
 	state := make(map[string]store.QueueEntry, len(q))
@@ -328,6 +385,9 @@ func (x *execution) queueSource(l *lease, stopAt time.Time, reserve time.Duratio
 			}
 			if held == 0 {
 				return Run{}, false, nil
+			}
+			if err := l.releaseDead(ctx, q); err != nil {
+				return Run{}, false, err
 			}
 			sleep(ctx, l.poll)
 		}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -179,5 +180,37 @@ grid: {kind: [train, eval]}
 	got, _, _ := st.Get(ctx, trained[0].Key)
 	if !got.Started.Equal(trained[0].Started) {
 		t.Fatal("the training was run again instead of awaited")
+	}
+}
+
+// TestDeadHolderOnThisHostIsReleased: a run held by a process of this host
+// that is gone (kill -9) is taken over at once, not after its lease.
+func TestDeadHolderOnThisHostIsReleased(t *testing.T) {
+	dir := fixture.DataDir(t)
+	ctx := context.Background()
+	e, _ := Parse([]byte(`
+name: dead
+fixed: {dataset: citeseer, model: gcn, max_epochs: 2}
+grid: {seed: [0, 1], kind: [train]}
+`))
+	st, _ := store.Open(filepath.Join(t.TempDir(), "r.db"))
+	defer st.Close()
+	runs, _ := e.Expand(DefaultKinds())
+	Enqueue(ctx, st, e.Name, runs, false)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip("no `true` to run:", err)
+	}
+	dead := fmt.Sprintf("%s/%d/%s-0", hostTag(), gone.Process.Pid, pidNamespace())
+	if !deadHere(dead) || deadHere(WorkerID()) || deadHere("elsewhere/1/0-0") {
+		t.Fatal("deadHere")
+	}
+	if _, ok, _ := st.ClaimKey(ctx, runs[0].Key, dead, time.Hour); !ok {
+		t.Fatal("claim")
+	}
+	start := time.Now()
+	sum, err := Execute(ctx, &Env{Store: st, Kinds: DefaultKinds(), DataDir: dir}, e, RunOptions{})
+	if err != nil || sum.Ran != 2 || time.Since(start) > time.Minute {
+		t.Fatal(sum, err, time.Since(start))
 	}
 }
