@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -212,5 +213,24 @@ grid: {seed: [0, 1], kind: [train]}
 	sum, err := Execute(ctx, &Env{Store: st, Kinds: DefaultKinds(), DataDir: dir}, e, RunOptions{})
 	if err != nil || sum.Ran != 2 || time.Since(start) > time.Minute {
 		t.Fatal(sum, err, time.Since(start))
+	}
+}
+
+// TestWorkStopsClaimingBeforeTheTimeLimit: with less time left than the
+// reserve, a worker claims nothing and says why.
+func TestWorkStopsClaimingBeforeTheTimeLimit(t *testing.T) {
+	ctx := context.Background()
+	st, _ := store.Open(filepath.Join(t.TempDir(), "r.db"))
+	defer st.Close()
+	e, _ := Parse([]byte("name: tl\nfixed: {dataset: citeseer, kind: train}\n"))
+	runs, _ := e.Expand(DefaultKinds())
+	Enqueue(ctx, st, e.Name, runs, false)
+	sum, err := Work(ctx, &Env{Store: st, Kinds: DefaultKinds()}, WorkOptions{TimeLimit: time.Minute, Reserve: time.Hour})
+	if err != nil || sum.Ran != 0 || len(sum.Notes) != 1 || !strings.Contains(sum.Notes[0], "before the time limit") {
+		t.Fatal(sum, err)
+	}
+	q, _ := st.Queue(ctx)
+	if len(q) != 1 || q[0].State != store.Queued {
+		t.Fatal(q)
 	}
 }

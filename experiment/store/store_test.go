@@ -147,3 +147,47 @@ func TestResultWrittenOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestCopyResultsBothWays: export from an SQLite store into each backend and
+// back copies results and artifacts once; a second copy adds nothing.
+func TestCopyResultsBothWays(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		ctx := bg()
+		laptop, err := Open(filepath.Join(t.TempDir(), "laptop.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer laptop.Close()
+		shared := b.open(t, b.target(t))
+		sha, _ := laptop.PutArtifact(func(p string) error { return os.WriteFile(p, []byte("w"), 0o644) })
+		for i := range 3 {
+			p := Params{"seed": float64(i)}
+			k, _ := Key("train", p)
+			laptop.Put(ctx, Result{Key: k, Kind: "train", Params: p, Metrics: map[string]any{"acc": 0.1 * float64(i)},
+				Artifacts: map[string]string{"weights": sha}})
+		}
+		if c, s, err := CopyResults(ctx, shared, laptop, Filter{}); c != 3 || s != 0 || err != nil {
+			t.Fatal(c, s, err)
+		}
+		if c, s, err := CopyResults(ctx, shared, laptop, Filter{}); c != 0 || s != 3 || err != nil {
+			t.Fatal("second copy", c, s, err)
+		}
+		back, _ := Open(filepath.Join(t.TempDir(), "back.db"))
+		defer back.Close()
+		if c, _, err := CopyResults(ctx, back, shared, Filter{Params: map[string]string{"seed": "1"}}); c != 1 || err != nil {
+			t.Fatal("filtered copy back", c, err)
+		}
+		a, _ := laptop.Query(ctx, Filter{})
+		s, _ := shared.Query(ctx, Filter{})
+		if d := DiffMetrics(a, s); len(d) != 0 {
+			t.Fatal(d)
+		}
+		if probs, _ := shared.Check(ctx); len(probs) != 0 {
+			t.Fatal(probs)
+		}
+		s[0].Metrics["acc"] = 0.7
+		if d := DiffMetrics(a, s); len(d) != 1 {
+			t.Fatal("a changed metric not found", d)
+		}
+	})
+}
