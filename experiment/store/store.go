@@ -167,7 +167,7 @@ func openPostgres(target string) (*Store, error) {
 	return s, nil
 }
 
-// redact drops the password of a URL.
+// redact hides the password of a URL (in its user part or its query).
 func redact(target string) string {
 	u, err := url.Parse(target)
 	if err != nil {
@@ -175,6 +175,10 @@ func redact(target string) string {
 	}
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.String()
 }
@@ -629,7 +633,7 @@ func (s *Store) Delete(ctx context.Context, keys []string) (int, error) {
 // It returns one line per problem found.
 func (s *Store) Check(ctx context.Context) ([]string, error) {
 	var problems []string
-	if !s.pg { // PostgreSQL checks its own pages (data_checksums) as it reads them
+	if !s.pg { // PostgreSQL has no integrity_check; the row checksums below cover the content
 		var ic string
 		if err := s.db.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&ic); err != nil {
 			return nil, err

@@ -191,3 +191,15 @@ func TestCopyResultsBothWays(t *testing.T) {
 		}
 	})
 }
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://me:secret@db/rgnn":                 "postgres://me:xxxxx@db/rgnn",
+		"postgresql://db/rgnn?password=secret&user=me": "postgresql://db/rgnn?password=xxxxx&user=me",
+		"postgres:///rgnn?host=/tmp/pg&user=postgres":  "postgres:///rgnn?host=/tmp/pg&user=postgres",
+	} {
+		if got := redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
