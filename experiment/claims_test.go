@@ -111,7 +111,7 @@ func TestWorkersFinishAGridAfterOneDies(t *testing.T) {
 			defer wg.Done()
 			env := &Env{Store: s, Kinds: DefaultKinds(), DataDir: dir}
 			var err error
-			sums[i], err = Work(ctx, env, WorkOptions{Worker: fmt.Sprintf("w%d", i), Lease: 2 * time.Second})
+			sums[i], err = Work(ctx, env, WorkOptions{Worker: fmt.Sprintf("w%d", i), Lease: 10 * time.Second})
 			if err != nil {
 				t.Error(err)
 			}

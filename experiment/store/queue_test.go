@@ -86,14 +86,14 @@ func TestLeases(t *testing.T) {
 		if n, _ := s.Enqueue(ctx, its); n != 0 {
 			t.Fatalf("re-enqueue added %d", n)
 		}
-		c, ok, err := s.Claim(ctx, "a", 50*time.Millisecond)
+		c, ok, err := s.Claim(ctx, "a", 1500*time.Millisecond)
 		if err != nil || !ok || c.Kind != "train" || c.Attempts != 1 {
 			t.Fatal(c, ok, err)
 		}
 		if _, ok, _ := s.ClaimKey(ctx, c.Key, "b", time.Minute); ok {
 			t.Fatal("a live lease was claimed")
 		}
-		time.Sleep(120 * time.Millisecond)
+		time.Sleep(1700 * time.Millisecond)
 		c2, ok, err := s.ClaimKey(ctx, c.Key, "b", time.Minute)
 		if err != nil || !ok || c2.Attempts != 2 {
 			t.Fatal("expired lease not re-claimed", c2, ok, err)
