@@ -94,6 +94,7 @@ Example experiment file (see experiments/ for the paper's evaluation):
 		Example: `  rgnn run experiments/smoke.yaml --store results/results.db
   rgnn run exp.yaml --dry-run
   rgnn run exp.yaml --workers 2 --only train
+  rgnn run experiments/nettack.yaml --set dataset=cora_ml --set seed=0 --dry-run
   rgnn run exp.yaml --slurm --store postgres://me@db/rgnn --artifacts /shared/rgnn/artifacts
   rgnn run exp.yaml --status --store postgres://me@db/rgnn`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -114,6 +115,7 @@ Example experiment file (see experiments/ for the paper's evaluation):
 	c.Flags().Int("workers", 1, "runs executed concurrently")
 	c.Flags().Int("sample-workers", 0, "goroutines per certify run's sampling (default GOMAXPROCS / workers)")
 	c.Flags().StringSlice("only", nil, "run only these kinds (e.g. --only train,certify)")
+	c.Flags().StringArray("set", nil, "NAME=VALUE (repeatable): every run takes this parameter value (a YAML list becomes a grid), replacing the file's")
 	c.Flags().Bool("dry-run", false, "list the runs and whether they are done, run nothing")
 	c.Flags().Bool("list-kinds", false, "print the task kinds and their parameters")
 	c.Flags().Duration("status-every", 30*time.Second, "print a status line this often (0: never)")
@@ -142,6 +144,12 @@ func runRun(c *cobra.Command, args []string) error {
 	e, err := experiment.ParseFile(args[0])
 	if err != nil {
 		return usageError{err} // unreadable, or a mistake in it (*experiment.FileError, with its line)
+	}
+	sets, _ := c.Flags().GetStringArray("set")
+	for _, s := range sets {
+		if err := e.SetString(s); err != nil {
+			return usagef("--set: %v", err)
+		}
 	}
 	runs, err := e.Expand(kinds)
 	if err != nil {
@@ -204,8 +212,8 @@ func runRun(c *cobra.Command, args []string) error {
 			fmt.Fprintf(c.OutOrStdout(), "note: %s\n", n)
 		}
 	}
-	if sum.Failed > 0 {
-		return fmt.Errorf("%d runs failed (see 'rgnn results --failures --store %s'); rerun with --retry-failed to retry them", sum.Failed, st.Path())
+	if n := sum.Failed + sum.FailedBefore; n > 0 {
+		return fmt.Errorf("%d runs failed (see 'rgnn results --failures --store %s'); rerun with --retry-failed to retry them", n, st.Path())
 	}
 	return nil
 }
