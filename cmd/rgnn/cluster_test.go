@@ -1,10 +1,14 @@
 package main
 
 import (
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/rgnn/rgnn/internal/fixture"
 )
@@ -66,5 +70,56 @@ func TestRunSlurmStatusAndTransfer(t *testing.T) {
 	}
 	if out, err := runRoot(t, "results", "--check", "--store", b); err != nil {
 		t.Fatal(err, out)
+	}
+}
+
+// TestPostgresStoreFromTheCLI: with $RGNN_TEST_POSTGRES (scripts/pg-up),
+// run, results, --check, --status, report and compare work on a PostgreSQL
+// store, whose artifact folder is named in it on first use.
+func TestPostgresStoreFromTheCLI(t *testing.T) {
+	base := os.Getenv("RGNN_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("set RGNN_TEST_POSTGRES (scripts/pg-up starts a server); the store package's tests require it under CI=true")
+	}
+	dir := fixture.DataDir(t)
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := fmt.Sprintf("cli_%d", os.Getpid())
+	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec("DROP SCHEMA " + schema + " CASCADE"); db.Close() })
+	url := base + "&search_path=" + schema
+	if !strings.Contains(base, "?") {
+		url = base + "?search_path=" + schema
+	}
+	tmp := t.TempDir()
+	exp := filepath.Join(tmp, "cl.yaml")
+	os.WriteFile(exp, []byte(clusterGrid), 0o644)
+	if out, err := runRoot(t, "run", exp, "--store", url, "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "--artifacts") {
+		t.Fatalf("a PostgreSQL store without an artifact folder: %v\n%s", err, out)
+	}
+	art := filepath.Join(tmp, "shared", "artifacts")
+	if out, err := runRoot(t, "run", exp, "--store", url, "--artifacts", art, "--data-dir", dir, "--status-every", "0"); err != nil {
+		t.Fatal(err, out)
+	}
+	for _, args := range [][]string{{"results", "--check"}, {"run", "--status"}, {"results", "--where", "seed=1"},
+		{"report", "--out", filepath.Join(tmp, "report")}} {
+		out, err := runRoot(t, append(args, "--store", url)...) // the store names its artifact folder now
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if args[0] == "run" && !strings.Contains(out, ": 4 done\n") {
+			t.Fatalf("status: %s", out)
+		}
+	}
+	local := filepath.Join(tmp, "local.db")
+	if out, err := runRoot(t, "run", exp, "--store", local, "--data-dir", dir, "--status-every", "0"); err != nil {
+		t.Fatal(err, out)
+	}
+	if out, err := runRoot(t, "results", "compare", local, "--store", url); err != nil || !strings.Contains(out, "the same 4 results") {
+		t.Fatalf("compare: %v\n%s", err, out)
 	}
 }
