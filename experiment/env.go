@@ -28,12 +28,37 @@ type Env struct {
 	mu      sync.Mutex
 	loader  *task.Loader
 	flights map[string]*flight
+	claims  *lease // set while runs are claimed from the store's queue
+}
+
+// setCoordinator makes require coordinate runs with other workers through
+// l (nil: run whatever is missing).
+func (e *Env) setCoordinator(l *lease) {
+	e.mu.Lock()
+	e.claims = l
+	e.mu.Unlock()
 }
 
 type flight struct {
 	done chan struct{}
 	res  store.Result
 	err  error
+}
+
+type experimentKey struct{}
+
+// withExperiment makes name the experiment recorded with the results of
+// runs under ctx (a worker runs runs of several grids with one Env).
+func withExperiment(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, experimentKey{}, name)
+}
+
+// experimentName is the experiment recorded with results made under ctx.
+func (e *Env) experimentName(ctx context.Context) string {
+	if name, ok := ctx.Value(experimentKey{}).(string); ok && name != "" {
+		return name
+	}
+	return e.Experiment
 }
 
 func (e *Env) logf(format string, args ...any) {
@@ -140,13 +165,23 @@ func (e *Env) require(ctx context.Context, k *Kind, key string, kp store.Params)
 		f.res, f.err = r, err
 		return r, err
 	}
+	// Or may be running it now: wait for it rather than run it twice.
+	e.mu.Lock()
+	claims := e.claims
+	e.mu.Unlock()
+	if claims != nil {
+		if r, ok, err := claims.await(ctx, k.Name, key, kp, e.experimentName(ctx)); err != nil || ok {
+			f.res, f.err = r, err
+			return r, err
+		}
+	}
 	start := time.Now()
 	out, err := k.Run(ctx, e, kp)
 	if err != nil {
 		f.err = err
 		return store.Result{}, err
 	}
-	f.res = store.Result{Key: key, Kind: k.Name, Experiment: e.Experiment, Params: kp, Metrics: out.Metrics,
+	f.res = store.Result{Key: key, Kind: k.Name, Experiment: e.experimentName(ctx), Params: kp, Metrics: out.Metrics,
 		Artifacts: out.Artifacts, Started: start, Finished: time.Now(), Seconds: time.Since(start).Seconds()}
 	if _, err := e.Store.Put(ctx, f.res); err != nil {
 		f.err = err

@@ -105,7 +105,10 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	var sum Summary
 	for _, e := range es {
 		env.Experiment = e.Name
-		s, err := Execute(ctx, env, e, RunOptions{Workers: workers, Progress: o.Progress, StatusEvery: 30 * time.Second})
+		// A rerun of reproduce retries what failed before (the main job
+		// should not need a flag to recover from a transient failure).
+		s, err := Execute(ctx, env, e, RunOptions{Workers: workers, Progress: o.Progress, StatusEvery: 30 * time.Second,
+			RetryFailed: true})
 		if err != nil {
 			return nil, err
 		}
@@ -151,6 +154,8 @@ func (sum *Summary) add(s Summary) {
 	sum.Ran += s.Ran
 	sum.Failed += s.Failed
 	sum.Unavailable += s.Unavailable
+	sum.ByOthers += s.ByOthers
+	sum.FailedBefore += s.FailedBefore
 	sum.Failures = append(sum.Failures, s.Failures...)
 	sum.Notes = append(sum.Notes, s.Notes...)
 	sum.Seconds += s.Seconds

@@ -26,26 +26,45 @@ type RunOptions struct {
 	StatusEvery time.Duration
 	// Only, if set, restricts the runs to these kinds.
 	Only []string
+	// RetryFailed queues the grid's failed runs again; without it a run
+	// that failed before (here or in another process) keeps its error and
+	// is not run.
+	RetryFailed bool
+	// Worker names this process in the store's queue (empty: WorkerID());
+	// Lease is the length of its claims between heartbeats (0:
+	// DefaultLease).
+	Worker string
+	Lease  time.Duration
 }
 
 // Summary is the outcome of Execute.
 type Summary struct {
-	Experiment  string   `json:"experiment"`
-	Total       int      `json:"total"`
-	AlreadyDone int      `json:"already_done"`
-	Ran         int      `json:"ran"`
-	Failed      int      `json:"failed"`
-	Unavailable int      `json:"unavailable"`
-	Failures    []string `json:"failures,omitempty"`
-	Notes       []string `json:"notes,omitempty"`
-	Seconds     float64  `json:"seconds"`
+	Experiment  string `json:"experiment"`
+	Total       int    `json:"total"`
+	AlreadyDone int    `json:"already_done"`
+	Ran         int    `json:"ran"`
+	Failed      int    `json:"failed"`
+	Unavailable int    `json:"unavailable"`
+	// ByOthers counts runs of the grid that other processes finished while
+	// this one ran; FailedBefore, runs that failed before and were not
+	// retried (RetryFailed).
+	ByOthers     int      `json:"by_others"`
+	FailedBefore int      `json:"failed_before"`
+	Failures     []string `json:"failures,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
+	Seconds      float64  `json:"seconds"`
 }
 
 // Execute expands the experiment, skips runs whose key is in the store,
-// and runs the rest on a worker pool, committing each result in its own
-// transaction as it finishes. Cancelling ctx stops taking new runs; runs in
-// flight are abandoned (nothing of them is recorded), so Execute can be
-// resumed at any point by calling it again. A dataset that is missing
+// enqueues the rest in the store's queue and runs them on a worker pool,
+// each worker claiming a run (with a lease renewed by a heartbeat) when it
+// is free and committing its result in its own transaction as it finishes.
+// Runs claimed by other processes on the same store (another `rgnn run` of
+// the grid, `rgnn worker`s) are left to them and waited for; if their lease
+// expires (the holder died) they are claimed here. Cancelling ctx stops
+// taking new runs; runs in flight are abandoned (nothing of them is
+// recorded, their claims are released), so Execute can be resumed at any
+// point by calling it again. A dataset that is missing
 // (*data.MissingError) stops it at the first run that needs it: no further
 // run is started, and that one error is returned.
 func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summary, error) {
@@ -60,9 +79,16 @@ func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summ
 	}
 	x.todo = len(todo)
 	x.logf("%s: %d runs, %d already done, %d to run", e.Name, x.sum.Total, x.sum.AlreadyDone, len(todo))
+	if err := x.enqueue(ctx, e.Name, todo); err != nil {
+		return x.sum, err
+	}
+	l := newLease(env.Store, opt.Worker, opt.Lease)
 	stopStatus := x.statusEvery(opt.StatusEvery)
-	x.runAll(ctx, todo, max(opt.Workers, 1))
+	err = x.runClaimed(ctx, l, max(opt.Workers, 1), x.gridSource(l, todo))
 	stopStatus()
+	if err != nil {
+		return x.sum, err
+	}
 	x.sum.Seconds = time.Since(x.start).Seconds()
 	for _, n := range x.sum.Notes {
 		x.logf("note: %s", n)
@@ -91,6 +117,32 @@ type execution struct {
 	unavailable map[string]bool
 	missing     error              // the first *data.MissingError
 	halt        context.CancelFunc // stops feeding runs
+	longest     time.Duration      // the longest run so far
+	experiments map[string]string  // run key -> experiment that enqueued it (workers)
+}
+
+// enqueue puts todo in the store's queue (training first) and, if asked,
+// queues its failed runs again.
+func (x *execution) enqueue(ctx context.Context, name string, todo []Run) error {
+	items := make([]store.QueueItem, len(todo))
+	keys := make([]string, len(todo))
+	for i, r := range todo {
+		items[i] = store.QueueItem{Key: r.Key, Kind: r.Kind, Experiment: name, Params: r.Params, Priority: priority(r.Kind)}
+		keys[i] = r.Key
+	}
+	if _, err := x.env.Store.Enqueue(ctx, items); err != nil {
+		return err
+	}
+	if x.opt.RetryFailed {
+		n, err := x.env.Store.RetryFailed(ctx, keys)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			x.logf("%d failed runs queued again", n)
+		}
+	}
+	return nil
 }
 
 func (x *execution) logf(format string, args ...any) {
@@ -181,52 +233,33 @@ func (x *execution) status() {
 	x.logf("[%d/%d] %s elapsed%s; running: %s", x.finished, x.sum.Total, el.Round(time.Second), eta, strings.Join(names, ", "))
 }
 
-// runAll feeds todo to a pool of workers until it is done, ctx is
-// cancelled or a dataset is missing.
-func (x *execution) runAll(ctx context.Context, todo []Run, workers int) {
-	feed, halt := context.WithCancel(ctx)
-	defer halt()
-	x.halt = halt
-	jobs := make(chan Run)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range jobs {
-				x.runRecorded(ctx, r)
-			}
-		}()
-	}
-feed:
-	for _, r := range todo {
-		if feed.Err() != nil {
-			break
-		}
-		select {
-		case jobs <- r:
-		case <-feed.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-}
-
-// runRecorded runs r and records its outcome in the summary.
-func (x *execution) runRecorded(ctx context.Context, r Run) {
+// runRecorded runs r and records its outcome in the summary. It reports
+// whether the store recorded it (a result or a failure); a run it did not
+// record (cancelled, unavailable, missing data) is for the queue again.
+func (x *execution) runRecorded(ctx context.Context, r Run) (recorded bool) {
 	label := r.Label()
 	x.mu.Lock()
 	x.running[label] = time.Now()
+	if name := x.experiments[r.Key]; name != "" {
+		ctx = withExperiment(ctx, name)
+	}
 	x.mu.Unlock()
 	t0 := time.Now()
 	out, err := runOne(ctx, x.env, r)
-	secs := time.Since(t0).Seconds()
+	if err == nil {
+		// The result may have been in the store already (then Put did not
+		// run): the queue entry is done either way.
+		err = x.env.Store.MarkDone(context.WithoutCancel(ctx), r.Key)
+	}
+	took := time.Since(t0)
+	secs := took.Seconds()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	delete(x.running, label)
+	x.longest = max(x.longest, took)
 	switch {
 	case err == nil:
+		recorded = true
 		x.sum.Ran++
 		x.finished++
 		x.logf("[%d/%d] ok   %s (%.1f s)%s", x.finished, x.sum.Total, label, secs, brief(out.Metrics))
@@ -236,6 +269,12 @@ func (x *execution) runRecorded(ctx context.Context, r Run) {
 			x.halt()
 		}
 	case errors.Is(err, ErrUnavailable):
+		if x.experiments != nil {
+			// A worker would claim it again and again: record it as failed
+			// (--retry-failed queues it again for a build that has it).
+			recorded = x.env.Store.PutFailure(context.WithoutCancel(ctx), store.Failure{Key: r.Key, Kind: r.Kind,
+				Experiment: x.experiments[r.Key], Params: r.Params, Error: err.Error(), At: time.Now()}) == nil
+		}
 		x.sum.Unavailable++
 		if !x.unavailable[r.Kind] {
 			x.unavailable[r.Kind] = true
@@ -244,11 +283,13 @@ func (x *execution) runRecorded(ctx context.Context, r Run) {
 	case ctx.Err() != nil:
 		// cancelled: nothing recorded, the run is redone on resume
 	default:
+		recorded = true
 		x.sum.Failed++
 		x.finished++
 		x.sum.Failures = append(x.sum.Failures, fmt.Sprintf("%s [%s]: %v", label, r.Key, err))
 		x.logf("[%d/%d] FAIL %s: %v", x.finished, x.sum.Total, label, err)
 	}
+	return recorded
 }
 
 // runOne runs r through Env.Require (so a run that another worker needs as
@@ -259,7 +300,7 @@ func runOne(ctx context.Context, env *Env, r Run) (*Output, error) {
 	if err != nil {
 		if !errors.Is(err, ErrUnavailable) && !errors.As(err, new(*data.MissingError)) && ctx.Err() == nil {
 			if ferr := env.Store.PutFailure(context.WithoutCancel(ctx), store.Failure{Key: r.Key, Kind: r.Kind,
-				Experiment: env.Experiment, Params: r.Params, Error: err.Error(), At: time.Now()}); ferr != nil {
+				Experiment: env.experimentName(ctx), Params: r.Params, Error: err.Error(), At: time.Now()}); ferr != nil {
 				return nil, errors.Join(err, ferr)
 			}
 		}

@@ -18,5 +18,6 @@ func subcommands() []*cobra.Command {
 		newBiasCmd(),
 		newMessagesCmd(),
 		newAttackCmd(),
+		newWorkerCmd(),
 	}
 }

@@ -62,7 +62,7 @@ func runReport(c *cobra.Command, _ []string) error {
 	defer st.Close()
 	out, _ := c.Flags().GetString("out")
 	if out == "" {
-		out = filepath.Join(filepath.Dir(st.Path()), "report")
+		out = filepath.Join(st.Dir(), "report")
 	}
 	rep, err := report.Build(context.Background(), st, report.Options{Title: title, Filter: f})
 	if err != nil {

@@ -21,7 +21,8 @@ parameter values, as a table (default), CSV (--format csv: one column per
 parameter and per scalar metric; list-valued metrics as JSON text) or JSON
 (--json or --format json: every field, artifacts included).
 
---failures lists runs that failed (they are retried by the next 'rgnn run');
+--failures lists runs that failed (they keep their error; 'rgnn run --retry-failed'
+or 'rgnn worker --retry-failed' runs them again);
 --check verifies every row's checksum, the database's integrity and every
 artifact's content hash (exit 1 if anything is wrong).`,
 		Example: `  rgnn results --kind certify --where model=sm_gdc --where p_del=0.4
@@ -37,6 +38,7 @@ artifact's content hash (exit 1 if anything is wrong).`,
 	c.Flags().Bool("failures", false, "list failed runs instead")
 	c.Flags().Bool("check", false, "verify checksums, database integrity and artifact hashes")
 	addJSONFlag(c)
+	c.AddCommand(newResultsExportCmd(), newResultsImportCmd(), newResultsCompareCmd())
 	return c
 }
 

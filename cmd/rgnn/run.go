@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -17,7 +18,14 @@ import (
 const defaultStore = "results/results.db"
 
 func addStoreFlag(c *cobra.Command) {
-	c.Flags().String("store", defaultStore, "results database (SQLite); artifacts live in the \"artifacts\" folder beside it")
+	def := defaultStore
+	if env := os.Getenv("RGNN_STORE"); env != "" {
+		def = env
+	}
+	c.Flags().String("store", def, "results store: an SQLite file (artifacts in the \"artifacts\" folder beside it) "+
+		"or a postgres:// URL of a shared PostgreSQL database (default $RGNN_STORE, else "+defaultStore+")")
+	c.Flags().String("artifacts", os.Getenv("RGNN_ARTIFACTS"), "artifact folder, named in the store on first use "+
+		"(a PostgreSQL store needs one on a path every node sees; default $RGNN_ARTIFACTS, else the folder the store names)")
 }
 
 func openStore(c *cobra.Command) (*store.Store, error) {
@@ -25,7 +33,8 @@ func openStore(c *cobra.Command) (*store.Store, error) {
 	if path == "" {
 		return nil, usagef("--store must not be empty")
 	}
-	return store.Open(path)
+	art, _ := c.Flags().GetString("artifacts")
+	return store.OpenWith(path, store.Options{Artifacts: art})
 }
 
 // addFilterFlags adds --experiment and --where, which select results.
@@ -63,7 +72,10 @@ certify, attack) take them from the store's train result with the same model
 and training parameters, or train it first (once) and record it. Every result
 is committed in its own transaction after its artifacts are written, so the
 run can be interrupted at any moment (Ctrl-C, kill -9) and resumed by running
-the same command again.
+the same command again. Runs are claimed from the store's queue with leases,
+so several 'rgnn run's or 'rgnn worker's on one store (SQLite, or PostgreSQL
+with --store postgres://...) share a grid; --slurm submits it as a Slurm
+array of workers (the file's slurm: block, SEML's names).
 
 Example experiment file (see experiments/ for the paper's evaluation):
 
@@ -82,9 +94,14 @@ Example experiment file (see experiments/ for the paper's evaluation):
 		Example: `  rgnn run experiments/smoke.yaml --store results/results.db
   rgnn run exp.yaml --dry-run
   rgnn run exp.yaml --workers 2 --only train
-  rgnn run experiments/nettack.yaml --set dataset=cora_ml --set seed=0 --dry-run`,
+  rgnn run experiments/nettack.yaml --set dataset=cora_ml --set seed=0 --dry-run
+  rgnn run exp.yaml --slurm --store postgres://me@db/rgnn --artifacts /shared/rgnn/artifacts
+  rgnn run exp.yaml --status --store postgres://me@db/rgnn`,
 		Args: func(c *cobra.Command, args []string) error {
 			if l, _ := c.Flags().GetBool("list-kinds"); l {
+				return nil
+			}
+			if st, _ := c.Flags().GetBool("status"); st && len(args) == 0 {
 				return nil
 			}
 			if len(args) != 1 {
@@ -102,6 +119,7 @@ Example experiment file (see experiments/ for the paper's evaluation):
 	c.Flags().Bool("dry-run", false, "list the runs and whether they are done, run nothing")
 	c.Flags().Bool("list-kinds", false, "print the task kinds and their parameters")
 	c.Flags().Duration("status-every", 30*time.Second, "print a status line this often (0: never)")
+	addClusterFlags(c)
 	addJSONFlag(c)
 	return c
 }
@@ -119,6 +137,9 @@ func runRun(c *cobra.Command, args []string) error {
 		}
 		kinds.WriteText(c.OutOrStdout())
 		return nil
+	}
+	if len(args) == 0 { // --status of the whole store
+		return runStatus(c, nil, nil)
 	}
 	e, err := experiment.ParseFile(args[0])
 	if err != nil {
@@ -150,6 +171,9 @@ func runRun(c *cobra.Command, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if done, err := runCluster(c, st, args[0], e, runs); done {
+		return err
+	}
 	if dry, _ := c.Flags().GetBool("dry-run"); dry {
 		plan, err := experiment.NewPlan(context.Background(), st, runs)
 		if err != nil {
@@ -170,8 +194,9 @@ func runRun(c *cobra.Command, args []string) error {
 	every, _ := c.Flags().GetDuration("status-every")
 	ctx, stop := interruptible(c)
 	defer stop()
-	sum, err := experiment.Execute(ctx, env, e, experiment.RunOptions{Workers: workers, Progress: progressWriter(),
-		StatusEvery: every, Only: only})
+	opt := experiment.RunOptions{Workers: workers, Progress: progressWriter(), StatusEvery: every, Only: only}
+	clusterOptions(c, &opt)
+	sum, err := experiment.Execute(ctx, env, e, opt)
 	if err != nil {
 		return err
 	}
@@ -182,12 +207,13 @@ func runRun(c *cobra.Command, args []string) error {
 	} else {
 		fmt.Fprintf(c.OutOrStdout(), "%s: %d runs: %d already done, %d ran, %d failed, %d unavailable (%.1f s); store %s\n",
 			sum.Experiment, sum.Total, sum.AlreadyDone, sum.Ran, sum.Failed, sum.Unavailable, sum.Seconds, st.Path())
+		printShared(c, sum)
 		for _, n := range sum.Notes {
 			fmt.Fprintf(c.OutOrStdout(), "note: %s\n", n)
 		}
 	}
-	if sum.Failed > 0 {
-		return fmt.Errorf("%d runs failed (see 'rgnn results --failures --store %s'); rerun to retry them", sum.Failed, st.Path())
+	if n := sum.Failed + sum.FailedBefore; n > 0 {
+		return fmt.Errorf("%d runs failed (see 'rgnn results --failures --store %s'); rerun with --retry-failed to retry them", n, st.Path())
 	}
 	return nil
 }

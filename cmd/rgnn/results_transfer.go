@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rgnn/rgnn/experiment/store"
+)
+
+func newResultsExportCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "export STORE",
+		Short: "Copy results (and their artifacts) from --store into another store",
+		Long: `Copy the results of --store that match --kind, --experiment and --where, with
+the artifacts they name, into STORE: an SQLite file (created if missing, its
+artifacts beside it) or a postgres:// URL. Results STORE already has (same key)
+are skipped, so exporting twice never duplicates one.`,
+		Example: `  rgnn results export laptop.db --store postgres://rgnn@db/rgnn --experiment cora_grid`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return transfer(c, args[0], true)
+		},
+	}
+	addStoreFlag(c)
+	c.Flags().String("kind", "", "only results of this kind")
+	addFilterFlags(c)
+	addJSONFlag(c)
+	return c
+}
+
+func newResultsImportCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "import STORE",
+		Short: "Copy results (and their artifacts) from another store into --store",
+		Long: `Copy the results of STORE (an SQLite file or a postgres:// URL) that match
+--kind, --experiment and --where, with their artifacts, into --store. Results
+--store already has are skipped, so importing twice never duplicates one.`,
+		Example: `  rgnn results import laptop.db --store postgres://rgnn@db/rgnn --artifacts /shared/rgnn/artifacts`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return transfer(c, args[0], false)
+		},
+	}
+	addStoreFlag(c)
+	c.Flags().String("kind", "", "only results of this kind")
+	addFilterFlags(c)
+	addJSONFlag(c)
+	return c
+}
+
+func newResultsCompareCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "compare STORE",
+		Short: "Compare the metrics of --store with another store's, run by run (exit 1 if any differ)",
+		Long: `Compare the results of --store and STORE by key: runs found in only one, and
+runs whose parameters or metrics differ (bit for bit; measured durations such
+as train_seconds are not compared). --kind, --experiment and --where select
+results in both.`,
+		Example: `  rgnn results compare local.db --store postgres://rgnn@db/rgnn`,
+		Args:    cobra.ExactArgs(1),
+		RunE:    runCompare,
+	}
+	addStoreFlag(c)
+	c.Flags().String("kind", "", "only results of this kind")
+	addFilterFlags(c)
+	addJSONFlag(c)
+	return c
+}
+
+// openPair opens --store (its persistent flags come from 'results') and
+// the other store.
+func openPair(c *cobra.Command, other string) (mine, theirs *store.Store, f store.Filter, err error) {
+	f, err = filterFlags(c)
+	if err != nil {
+		return nil, nil, f, err
+	}
+	f.Kind, _ = c.Flags().GetString("kind")
+	mine, err = openStore(c)
+	if err != nil {
+		return nil, nil, f, err
+	}
+	theirs, err = store.Open(other)
+	if err != nil {
+		mine.Close()
+		return nil, nil, f, err
+	}
+	return mine, theirs, f, nil
+}
+
+func transfer(c *cobra.Command, other string, export bool) error {
+	mine, theirs, f, err := openPair(c, other)
+	if err != nil {
+		return err
+	}
+	defer mine.Close()
+	defer theirs.Close()
+	dst, src := mine, theirs
+	if export {
+		dst, src = theirs, mine
+	}
+	copied, skipped, err := store.CopyResults(context.Background(), dst, src, f)
+	if err != nil {
+		return err
+	}
+	if wantJSON(c) {
+		return writeJSON(c.OutOrStdout(), map[string]any{"from": src.Path(), "to": dst.Path(), "copied": copied, "skipped": skipped})
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%s -> %s: %d results copied, %d already there\n", src.Path(), dst.Path(), copied, skipped)
+	return nil
+}
+
+func runCompare(c *cobra.Command, args []string) error {
+	mine, theirs, f, err := openPair(c, args[0])
+	if err != nil {
+		return err
+	}
+	defer mine.Close()
+	defer theirs.Close()
+	ctx := context.Background()
+	a, err := mine.Query(ctx, f)
+	if err != nil {
+		return err
+	}
+	b, err := theirs.Query(ctx, f)
+	if err != nil {
+		return err
+	}
+	diff := store.DiffMetrics(a, b)
+	if wantJSON(c) {
+		if err := writeJSON(c.OutOrStdout(), map[string]any{"results": len(a), "other": len(b), "differences": diff}); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range diff {
+			fmt.Fprintln(c.OutOrStdout(), d)
+		}
+	}
+	if len(diff) > 0 {
+		return fmt.Errorf("%s and %s: %d differences", mine.Path(), theirs.Path(), len(diff))
+	}
+	if !wantJSON(c) {
+		fmt.Fprintf(c.OutOrStdout(), "%s and %s: the same %d results\n", mine.Path(), theirs.Path(), len(a))
+	}
+	return nil
+}
