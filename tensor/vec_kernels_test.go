@@ -220,3 +220,61 @@ func TestSpMMAgainstGo(t *testing.T) {
 		}
 	}
 }
+
+// FuzzVecKernels checks Dot, SqDist, Axpy and GemmSmall (the build's vector
+// kernels) against float64 references on inputs decoded from the fuzzer's
+// bytes: any length, any offset, values bounded so that sums stay finite.
+func FuzzVecKernels(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}, uint8(1), float32(0.5))
+	f.Add(make([]byte, 300), uint8(3), float32(-2))
+	f.Fuzz(func(t *testing.T, raw []byte, off uint8, alpha float32) {
+		if math.IsNaN(float64(alpha)) || math.Abs(float64(alpha)) > 1e6 {
+			return
+		}
+		vals := make([]float32, len(raw))
+		for i, b := range raw {
+			vals[i] = float32(int8(b)) / 16
+		}
+		o := int(off % 4)
+		if len(vals) < o {
+			return
+		}
+		vals = vals[o:]
+		n := len(vals) / 2
+		x, y := vals[:n], vals[n:2*n]
+		var dot, dabs, sq float64
+		for i := range x {
+			p := float64(x[i]) * float64(y[i])
+			dot, dabs = dot+p, dabs+math.Abs(p)
+			d := float64(x[i]) - float64(y[i])
+			sq += d * d
+		}
+		if got := Dot(x, y); !near(got, float32(dot), dabs, n) {
+			t.Fatalf("Dot n=%d: %v, want %v", n, got, dot)
+		}
+		if got := SqDist(x, y); !near(got, float32(sq), sq, n) {
+			t.Fatalf("SqDist n=%d: %v, want %v", n, got, sq)
+		}
+		yy := append([]float32(nil), y...)
+		Axpy(yy, x, alpha)
+		for i := range yy {
+			w := float64(y[i]) + float64(alpha)*float64(x[i])
+			if !near(yy[i], float32(w), math.Abs(float64(y[i]))+math.Abs(float64(alpha)*float64(x[i])), 1) {
+				t.Fatalf("Axpy n=%d [%d]: %v, want %v", n, i, yy[i], w)
+			}
+		}
+		// A 2×(n/64)·(n/64)×32 product from the same values.
+		k := n / 64
+		if k > 0 {
+			a, b := x[:2*k], y[:32*k]
+			out := make([]float32, 64)
+			want, scale := naiveGemm(out, a, b, 2, k, 32, false)
+			GemmSmall(out, a, b, 2, k, 32, false)
+			for i := range out {
+				if !near(out[i], float32(want[i]), scale[i], k+1) {
+					t.Fatalf("GemmSmall k=%d [%d]: %v, want %v", k, i, out[i], want[i])
+				}
+			}
+		}
+	})
+}
