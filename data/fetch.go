@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // FetchOptions control Fetch.
@@ -38,6 +39,9 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) (string, er
 		return root, ogbMissing(ctx, info, dir, opts.URL, err)
 	}
 	path := filepath.Join(dir, info.File)
+	if info.SHA256 == "" {
+		return fetchRecorded(ctx, info, dir, path, opts)
+	}
 	if _, err := os.Stat(path); err == nil {
 		sum, err := fileSHA256(path)
 		if err != nil {
@@ -126,4 +130,73 @@ func fileSHA256(path string) (string, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// shaSuffix names the file beside a dataset that records its sha256 when
+// the registry has none.
+const shaSuffix = ".sha256"
+
+// fetchRecorded fetches a dataset whose sha256 the registry does not know:
+// a file with a recorded sha256 must still match it; a new one (downloaded,
+// or put there by hand) must have the registry's Shape, and its sha256 is
+// then recorded.
+func fetchRecorded(ctx context.Context, info Info, dir, path string, opts FetchOptions) (string, error) {
+	record := path + shaSuffix
+	if _, err := os.Stat(path); err == nil {
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return "", err
+		}
+		if b, err := os.ReadFile(record); err == nil {
+			if want := strings.TrimSpace(string(b)); sum != want {
+				return "", fmt.Errorf("%s: sha256 %s does not match the one recorded at its first use (%s, in %s); "+
+					"delete both files to download it again", path, sum, want, record)
+			}
+			return path, nil
+		}
+		if err := checkShape(info, path); err != nil {
+			return "", err
+		}
+		return path, os.WriteFile(record, []byte(sum+"\n"), 0o644)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	url := downloadURL(info, opts)
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "downloading %s from %s\n", info.File, url)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", missingError(ctx, info, dir, url, fmt.Errorf("create data dir: %w", err))
+	}
+	var sum string
+	if err := downloadTo(ctx, opts.Client, url, path, func(got string) error { sum = got; return nil }); err != nil {
+		return "", missingError(ctx, info, dir, url, err)
+	}
+	if err := checkShape(info, path); err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("%s (file discarded): %w", url, err)
+	}
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "%s: sha256 %s recorded in %s\n", info.File, sum, path+shaSuffix)
+	}
+	return path, os.WriteFile(record, []byte(sum+"\n"), 0o644)
+}
+
+// checkShape loads path and compares it with info.Shape.
+func checkShape(info Info, path string) error {
+	if info.Shape == nil {
+		return nil
+	}
+	g, err := LoadFile(path, false)
+	if err != nil {
+		return err
+	}
+	want := *info.Shape
+	got := Shape{Nodes: g.NumNodes(), Edges: g.NumEdges(), Features: g.Features.Cols, Classes: g.NumClasses}
+	if got != want {
+		return fmt.Errorf("%s: %d nodes, %d edges, %d features, %d classes after taking the largest connected component; "+
+			"%s has %d, %d, %d, %d", path, got.Nodes, got.Edges, got.Features, got.Classes, info.Name,
+			want.Nodes, want.Edges, want.Features, want.Classes)
+	}
+	return nil
 }

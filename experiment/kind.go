@@ -131,7 +131,8 @@ func (r *Kinds) Names() []string {
 	return n
 }
 
-// DefaultKinds returns train, eval, certify, perturb and attack.
+// DefaultKinds returns train, eval, certify, perturb, attack, targeted,
+// bias and messages.
 func DefaultKinds() *Kinds {
 	r := NewKinds()
 	r.Add(trainKind())
@@ -139,6 +140,9 @@ func DefaultKinds() *Kinds {
 	r.Add(certifyKind())
 	r.Add(perturbKind())
 	r.Add(attackKind())
+	r.Add(targetedKind())
+	r.Add(biasKind())
+	r.Add(messagesKind())
 	return r
 }
 

@@ -118,7 +118,9 @@ func perturbKind() *Kind {
 // missing). Transfer (the paper's protocol, default): the perturbed graph of
 // the `perturb` run with the same dataset, seed, attack and ε — computed
 // once on a surrogate GCN and shared by every victim — is applied to the
-// victim, whose preprocessing is recomputed. Adaptive (`adaptive: true`):
+// victim, whose preprocessing is recomputed; for a poisoning attack
+// (metattack) the victim is trained from scratch on the perturbed graph
+// with its training parameters. Adaptive (`adaptive: true`):
 // the attack differentiates the victim itself. Metrics read by the report's
 // global-attack table and accuracy-over-budget figure: clean_acc,
 // perturbed_acc; plus budget, flips, added, removed, attack_seconds, mode.
@@ -132,9 +134,11 @@ func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
 	if len(s.Epsilons) != 1 {
 		return nil, fmt.Errorf("parameter epsilon: a run has one budget, got %v", s.Epsilons)
 	}
-	if s.Targeted() || s.Poisoning() {
-		return nil, fmt.Errorf("attack %s: the attack kind runs global evasion attacks (targeted and poisoning "+
-			"attacks run with rgnn attack)", s.Attack)
+	if s.Targeted() {
+		return nil, fmt.Errorf("attack %s: targeted attacks are runs of kind targeted", s.Attack)
+	}
+	if s.Poisoning() && s.Adaptive {
+		return nil, fmt.Errorf("attack %s: a poisoning attack is computed once on its surrogate; adaptive does not apply", s.Attack)
 	}
 	t, p, tr, err := env.Trained(ctx, s.Train)
 	if err != nil {
@@ -159,12 +163,19 @@ func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		adj, err := data.LoadPerturbedAdj(path, p.Adj.Rows)
+		adj, err := data.LoadPerturbedGraph(path, p.Adj)
 		if err != nil {
 			return nil, err
 		}
-		acc, err := task.Accuracy(t, p.WithAdj(adj))
-		if err != nil {
+		var acc float64
+		if s.Poisoning() {
+			// The victim is trained from scratch on the perturbed graph.
+			res, err := s.Train.Run(ctx, p.WithAdj(adj), task.Hooks{})
+			if err != nil {
+				return nil, fmt.Errorf("retraining %s on the perturbed graph: %w", s.Model.Model, err)
+			}
+			acc = res.TestAccuracy
+		} else if acc, err = task.Accuracy(t, p.WithAdj(adj)); err != nil {
 			return nil, err
 		}
 		out = &Output{Metrics: map[string]any{"perturbed_acc": acc}, Artifacts: pr.Artifacts}
@@ -192,7 +203,7 @@ func budgetOutput(env *Env, res *task.GlobalResult) (*Output, error) {
 		return nil, fmt.Errorf("attack %s: %d budgets, want 1", res.Attack, len(res.Budgets))
 	}
 	b := res.Budgets[0]
-	sha, err := env.Store.PutArtifact(func(path string) error { return data.SavePerturbedAdj(path, b.Adj) })
+	sha, err := env.Store.PutArtifact(func(path string) error { return data.SavePerturbedGraph(path, res.CleanAdj, b.Adj) })
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/experiments"
 )
 
 //go:embed reproduce/*.yaml
@@ -39,6 +42,54 @@ func Reproduction(dataset string, quick bool) (*Experiment, error) {
 		return nil, err
 	}
 	return Parse([]byte(src))
+}
+
+// PaperReproduction returns the experiments of `rgnn reproduce --paper`:
+// the shipped files of the paper's evaluation (experiments.Paper), each
+// with its dataset set to dataset. They run one after the other into one
+// store, cached and resumable like any experiment.
+func PaperReproduction(dataset string) ([]*Experiment, error) {
+	if !datasetName.MatchString(dataset) {
+		return nil, fmt.Errorf("reproduce: invalid dataset name %q", dataset)
+	}
+	var out []*Experiment
+	for _, name := range experiments.Paper() {
+		src, err := experiments.Read(name)
+		if err != nil {
+			return nil, err
+		}
+		e, err := Parse(src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := e.Set("dataset", dataset); err != nil {
+			return nil, err
+		}
+		if info, err := data.Lookup(dataset); err == nil && info.PaperK > 0 {
+			if err := e.Set("k", info.PaperK); err != nil { // PubMed: k = 32, as the paper
+				return nil, err
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// PaperSource is the text of PaperReproduction: the files, each under a
+// comment naming it.
+func PaperSource(dataset string) (string, error) {
+	if !datasetName.MatchString(dataset) {
+		return "", fmt.Errorf("reproduce: invalid dataset name %q", dataset)
+	}
+	var b strings.Builder
+	for _, name := range experiments.Paper() {
+		src, err := experiments.Read(name)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "# ---- experiments/%s, run with dataset = %s\n%s\n", name, dataset, src)
+	}
+	return b.String(), nil
 }
 
 // ReproduceNotes describe how the quick run differs from the paper's

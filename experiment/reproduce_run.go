@@ -6,9 +6,11 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/experiments"
 	"github.com/rgnn/rgnn/report"
 )
 
@@ -16,7 +18,11 @@ import (
 type ReproduceOptions struct {
 	Dataset string
 	Quick   bool
-	// Out holds the store and the report ("": results/reproduce-<dataset>[-quick]).
+	// Paper runs the paper's whole evaluation (PaperReproduction) instead
+	// of the headline comparison.
+	Paper bool
+	// Out holds the store and the report ("":
+	// results/reproduce-<dataset>[-quick|-paper]).
 	Out string
 	// Workers is the number of runs executed concurrently (≤ 0: 1).
 	Workers int
@@ -31,6 +37,7 @@ type ReproduceOptions struct {
 type ReproduceResult struct {
 	Dataset  string           `json:"dataset"`
 	Quick    bool             `json:"quick"`
+	Paper    bool             `json:"paper"`
 	Notes    []string         `json:"notes"`
 	Summary  Summary          `json:"summary"`
 	Verdicts []report.Verdict `json:"verdicts"`
@@ -47,15 +54,30 @@ type ReproduceResult struct {
 // and writes its report (report.md, report.html, figures/) beside it.
 func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error) {
 	start := time.Now()
-	e, err := Reproduction(o.Dataset, o.Quick)
-	if err != nil {
-		return nil, err
+	if o.Paper && o.Quick {
+		return nil, fmt.Errorf("reproduce: quick and paper exclude each other")
+	}
+	var es []*Experiment
+	if o.Paper {
+		var err error
+		if es, err = PaperReproduction(o.Dataset); err != nil {
+			return nil, err
+		}
+	} else {
+		e, err := Reproduction(o.Dataset, o.Quick)
+		if err != nil {
+			return nil, err
+		}
+		es = []*Experiment{e}
 	}
 	out := o.Out
 	if out == "" {
 		out = filepath.Join("results", "reproduce-"+o.Dataset)
 		if o.Quick {
 			out += "-quick"
+		}
+		if o.Paper {
+			out += "-paper"
 		}
 	}
 	st, err := store.Open(filepath.Join(out, "results.db"))
@@ -64,21 +86,30 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	}
 	defer st.Close()
 	notes := ReproduceNotes(o.Quick)
+	if o.Paper {
+		notes = []string{"the paper's whole evaluation: " + strings.Join(experiments.Paper(), ", ") +
+			" (the shipped experiment files) on " + o.Dataset + "; seeds 0, 1, 5; the reference protocol"}
+	}
 	logf := func(format string, args ...any) {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, format, args...)
 		}
 	}
-	logf("reproduce on %s (quick=%v): results and report in %s\n", o.Dataset, o.Quick, out)
+	logf("reproduce on %s (quick=%v, paper=%v): results and report in %s\n", o.Dataset, o.Quick, o.Paper, out)
 	for _, n := range notes {
 		logf("  %s\n", n)
 	}
 	workers := max(o.Workers, 1)
 	env := &Env{Store: st, Kinds: DefaultKinds(), DataDir: o.DataDir, Log: o.Progress,
 		SampleWorkers: max(1, runtime.GOMAXPROCS(0)/workers)}
-	sum, err := Execute(ctx, env, e, RunOptions{Workers: workers, Progress: o.Progress, StatusEvery: 30 * time.Second})
-	if err != nil {
-		return nil, err
+	var sum Summary
+	for _, e := range es {
+		env.Experiment = e.Name
+		s, err := Execute(ctx, env, e, RunOptions{Workers: workers, Progress: o.Progress, StatusEvery: 30 * time.Second})
+		if err != nil {
+			return nil, err
+		}
+		sum.add(s)
 	}
 	notes = append(notes, sum.Notes...)
 	elapsed := time.Since(start).Seconds()
@@ -88,8 +119,10 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	if o.Quick {
 		title += " (quick)"
 	}
-	filter := store.Filter{Params: map[string]string{"dataset": o.Dataset}}
-	rep, err := report.Build(ctx, st, report.Options{Title: title, Notes: notes, Filter: filter})
+	if o.Paper {
+		title += " (the paper's evaluation)"
+	}
+	rep, err := report.Build(ctx, st, report.Options{Title: title, Notes: notes, Dataset: o.Dataset})
 	if err != nil {
 		return nil, err
 	}
@@ -97,13 +130,30 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	if err != nil {
 		return nil, err
 	}
-	rs, err := st.Query(ctx, filter)
+	rs, err := st.Query(ctx, store.Filter{Params: map[string]string{"dataset": o.Dataset}})
 	if err != nil {
 		return nil, err
 	}
-	return &ReproduceResult{Dataset: o.Dataset, Quick: o.Quick, Notes: notes, Summary: sum, Verdicts: report.Verdicts(rs),
+	return &ReproduceResult{Dataset: o.Dataset, Quick: o.Quick, Paper: o.Paper, Notes: notes, Summary: sum, Verdicts: report.Verdicts(rs),
 		Files: files, Tables: rep.Tables, Seconds: elapsed, Store: st.Path(), markdown: rep.Markdown(""),
 		attacks: report.HasKind(rs, "attack")}, nil
+}
+
+// add counts the runs of s into the sum of several experiments.
+func (sum *Summary) add(s Summary) {
+	if sum.Experiment == "" {
+		sum.Experiment = s.Experiment
+	} else {
+		sum.Experiment += ", " + s.Experiment
+	}
+	sum.Total += s.Total
+	sum.AlreadyDone += s.AlreadyDone
+	sum.Ran += s.Ran
+	sum.Failed += s.Failed
+	sum.Unavailable += s.Unavailable
+	sum.Failures = append(sum.Failures, s.Failures...)
+	sum.Notes = append(sum.Notes, s.Notes...)
+	sum.Seconds += s.Seconds
 }
 
 // WriteText prints the report's tables and the comparison of Soft Medoid

@@ -262,10 +262,13 @@ type Run struct {
 // Label is a short human description of the run.
 func (r Run) Label() string {
 	var parts []string
-	for _, k := range []string{"dataset", "model", "temperature", "seed", "attack", "epsilon", "p_add", "p_del"} {
+	for _, k := range []string{"dataset", "model", "temperature", "seed", "attack", "epsilon", "budget", "p_add", "p_del"} {
 		if v, ok := r.Params[k]; ok {
 			if k == "temperature" && !task.UsesOf(fmt.Sprint(r.Params["model"])).Temperature {
 				continue
+			}
+			if k == "epsilon" && r.Kind == "targeted" && r.Params["budget"] != "epsilon" {
+				continue // a per-target budget degree+K does not use ε
 			}
 			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
 		}

@@ -27,6 +27,9 @@ type Options struct {
 	Filter store.Filter
 	// Notes are printed under the title (e.g. "quick mode: 1 seed").
 	Notes []string
+	// Dataset keeps the results of this dataset and those without one
+	// (the bias curves); "" keeps all.
+	Dataset string
 }
 
 // Build reads the matching results from the store and renders them.
@@ -34,6 +37,15 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 	rs, err := st.Query(ctx, o.Filter)
 	if err != nil {
 		return nil, err
+	}
+	if o.Dataset != "" {
+		kept := rs[:0]
+		for _, r := range rs {
+			if d, ok := r.Params["dataset"]; !ok || d == o.Dataset {
+				kept = append(kept, r)
+			}
+		}
+		rs = kept
 	}
 	return FromResults(rs, o)
 }
@@ -45,11 +57,12 @@ func FromResults(rs []store.Result, o Options) (*Report, error) {
 		r.Title = "rgnn report"
 	}
 	r.Tables = append(r.Tables, certificationTables(rs)...)
-	r.Tables = append(r.Tables, attackTables(rs, false)...)
-	r.Tables = append(r.Tables, attackTables(rs, true)...)
+	r.Tables = append(r.Tables, attackTables(rs)...)
+	r.Tables = append(r.Tables, targetedTables(rs)...)
+	r.Tables = append(r.Tables, comparisonTables(rs)...)
 	r.Tables = append(r.Tables, runtimeTables(rs)...)
 	for _, f := range []func([]store.Result) ([]Figure, error){
-		certRatioFigures, attackFigures, temperatureFigures, degreeFigures, biasFigures,
+		certRatioFigures, attackFigures, temperatureFigures, degreeFigures, biasFigures, messagesFigures,
 	} {
 		figs, err := f(rs)
 		if err != nil {

@@ -79,7 +79,9 @@ func syntheticResults() []store.Result {
 					"avg_radius_del_correct": 2*m.rob + s, "clean_accuracy": m.acc + s, "ratio": ratio, "degree_bins": bins,
 				}, 30*m.rob)
 			}
-			for _, a := range []string{"fgsm", "prbcd", "nettack"} {
+			add("targeted", with("attack", "nettack", "budget", "degree+2", "targets_from", ""), map[string]any{
+				"mean_margin": 0.2*m.rob - 0.5 + s, "failure_rate": 0.2*m.rob + s, "clean_acc": m.acc + s}, 40)
+			for _, a := range []string{"fgsm", "prbcd"} {
 				for _, eps := range []float64{0.1, 0.25} {
 					add("attack", with("attack", a, "epsilon", eps), map[string]any{"clean_acc": m.acc + s,
 						"perturbed_acc": m.acc + s - eps/m.rob}, 10)

@@ -175,16 +175,10 @@ func sortedValues(m map[float64]float64) []float64 {
 	return v
 }
 
-// attackTables renders the global-attack table (attacks other than nettack)
-// or the Nettack table: perturbed test accuracy per attack and budget, with
-// the clean accuracy first.
-func attackTables(rs []store.Result, nettack bool) []Table {
-	var sel []store.Result
-	for _, r := range ofKind(rs, "attack") {
-		if (str(r.Params, "attack") == "nettack") == nettack {
-			sel = append(sel, r)
-		}
-	}
+// attackTables renders the global-attack table: perturbed test accuracy
+// per attack and budget, with the clean accuracy first.
+func attackTables(rs []store.Result) []Table {
+	sel := ofKind(rs, "attack")
 	var out []Table
 	ds, by := byDataset(sel)
 	for _, d := range ds {
@@ -215,10 +209,6 @@ func attackTables(rs []store.Result, nettack bool) []Table {
 		}
 		t := Table{ID: "global-attacks-" + slugify(d), Title: "Global attacks: " + d,
 			Caption: fmt.Sprintf("Test accuracy under evasion attacks with budget ε (fraction of edges); %s.", overSeeds(as))}
-		if nettack {
-			t.ID, t.Title = "nettack-"+slugify(d), "Nettack: "+d
-			t.Caption = fmt.Sprintf("Accuracy of the attacked target nodes under Nettack with the given budget; %s.", overSeeds(as))
-		}
 		t.Header = header
 		for _, mk := range sortedKeys(models) {
 			row := []string{mk.Label()}

@@ -22,6 +22,9 @@ type (
 	BudgetResult = protocol.BudgetResult
 	// TargetedResult is a targeted attack's outcome per target and budget.
 	TargetedResult = protocol.TargetedResult
+	// TargetSummary aggregates one victim's rows of a targeted attack for
+	// one budget rule.
+	TargetSummary = protocol.TargetSummary
 )
 
 // Targeted reports whether the spec's attack is a targeted one.

@@ -122,7 +122,7 @@ func OnGraph(p *data.Problem, path string) (Graph, error) {
 	if path == "" {
 		return Graph{Problem: p}, nil
 	}
-	adj, err := data.LoadPerturbedAdj(path, p.Adj.Rows)
+	adj, err := data.LoadPerturbedGraph(path, p.Adj)
 	if err != nil {
 		return Graph{}, err
 	}

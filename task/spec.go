@@ -65,7 +65,7 @@ type Train struct {
 type GraphFile struct {
 	// Graph is a perturbed adjacency file (the reference attack format,
 	// optionally with feature flips); "" is the clean graph.
-	Graph string `param:"graph" help:"perturbed adjacency (.npz with edge_index, edge_weight, shape; its feature_flips, if any, are applied to the features, which needs --binary-attr); empty: the clean graph"`
+	Graph string `param:"graph" help:"perturbed graph (.npz: edge_index, edge_weight, shape as the reference writes it, or the compact form for large graphs, added and removed edges; its feature_flips, if any, are applied to the features, which needs --binary-attr); empty: the clean graph"`
 }
 
 // Eval evaluates trained weights on the clean or a perturbed graph.

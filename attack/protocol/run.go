@@ -60,6 +60,8 @@ type BudgetResult struct {
 
 // Result is what Run returns.
 type Result struct {
+	// CleanAdj is the clean adjacency the budgets perturb.
+	CleanAdj         *tensor.CSR    `json:"-"`
 	Dataset          string         `json:"dataset"`
 	Attack           string         `json:"attack"`
 	Mode             string         `json:"mode"` // "transfer", "adaptive" or "model-free" (DICE)
@@ -98,7 +100,7 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Dataset: p.Name, Attack: spec.Name, Mode: "transfer", Loss: lossName, Seed: cfg.Seed,
+	res := &Result{CleanAdj: p.Adj, Dataset: p.Name, Attack: spec.Name, Mode: "transfer", Loss: lossName, Seed: cfg.Seed,
 		Edges: p.Adj.Nnz() / 2}
 	env := &attack.Env{Problem: p, Targets: p.Test, Loss: loss, Seed: cfg.Seed}
 	if err := checkPoisoning(spec, cfg.Victims); err != nil {

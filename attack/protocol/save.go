@@ -33,7 +33,10 @@ func (res *Result) Save(dir string) ([]string, error) {
 // path.
 func (res *Result) SaveBudget(dir string, b BudgetResult) (string, error) {
 	path := filepath.Join(dir, FileName(res.Dataset, res.Attack, res.Seed, b.Epsilon))
-	return path, data.SavePerturbedAdj(path, b.Adj)
+	if res.CleanAdj == nil {
+		return path, data.SavePerturbedAdj(path, b.Adj)
+	}
+	return path, data.SavePerturbedGraph(path, res.CleanAdj, b.Adj)
 }
 
 // TargetFileName is the name of one target's perturbed graph.
@@ -83,7 +86,7 @@ func (res *TargetedResult) Save(dir string, p *data.Problem) ([]string, error) {
 				}
 				extra = append(extra, npz.I64("feature_flips", []int{len(ff), 2}, fl))
 			}
-			if err := data.SavePerturbedAdj(path, adj, extra...); err != nil {
+			if err := data.SavePerturbedGraph(path, p.Adj, adj, extra...); err != nil {
 				return paths, err
 			}
 			paths = append(paths, path)

@@ -16,6 +16,7 @@ func subcommands() []*cobra.Command {
 		newReportCmd(),
 		newBenchCmd(),
 		newBiasCmd(),
+		newMessagesCmd(),
 		newAttackCmd(),
 	}
 }

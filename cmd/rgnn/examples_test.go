@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exampleLines returns the command lines of c's Example text (continuation
@@ -94,5 +96,103 @@ func TestHelpSaysWhatAUserNeeds(t *testing.T) {
 	}
 	if !strings.Contains(c.Long, "2-4 minutes") || !strings.Contains(string(readme), "2–4 minutes") {
 		t.Errorf("README and reproduce --help disagree on the time of --quick")
+	}
+}
+
+// readmeLines returns the rgnn command lines of the README's code blocks
+// (`./rgnn …`, `rgnn …`, `go run ./cmd/rgnn …`; continuation lines joined,
+// comments and environment assignments dropped), split into words with
+// single quotes removed.
+func readmeLines(t *testing.T) [][]string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	inBlock, cur := false, ""
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "```") {
+			inBlock, cur = !inBlock, ""
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		if i := strings.Index(l, " #"); i >= 0 {
+			l = l[:i]
+		}
+		l = strings.TrimSpace(l)
+		if strings.HasSuffix(l, "\\") {
+			cur += strings.TrimSuffix(l, "\\") + " "
+			continue
+		}
+		cur += l
+		words := shellWords(cur)
+		cur = ""
+		for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") {
+			words = words[1:] // VAR=value prefixes
+		}
+		switch {
+		case len(words) > 0 && (words[0] == "./rgnn" || words[0] == "rgnn"):
+			out = append(out, append([]string{"rgnn"}, words[1:]...))
+		case len(words) > 2 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/rgnn":
+			out = append(out, append([]string{"rgnn"}, words[3:]...))
+		}
+	}
+	return out
+}
+
+// shellWords splits a command line at spaces outside single quotes.
+func shellWords(s string) []string {
+	var out []string
+	var w strings.Builder
+	quoted, has := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, has = !quoted, true
+		case r == ' ' && !quoted:
+			if has {
+				out = append(out, w.String())
+				w.Reset()
+				has = false
+			}
+		default:
+			w.WriteRune(r)
+			has = true
+		}
+	}
+	if has {
+		out = append(out, w.String())
+	}
+	return out
+}
+
+// TestReadmeCommandsParse: every rgnn command line of the README names a
+// subcommand and flags that exist, with values of the flags' types, and
+// the experiment files it names are in the repository.
+func TestReadmeCommandsParse(t *testing.T) {
+	lines := readmeLines(t)
+	for _, line := range lines {
+		cmd, args, err := newRootCmd().Find(line[1:])
+		if err != nil {
+			t.Errorf("README: %q: %v", strings.Join(line, " "), err)
+			continue
+		}
+		if err := cmd.ParseFlags(args); err != nil && !errors.Is(err, pflag.ErrHelp) {
+			t.Errorf("README: %q: %v", strings.Join(line, " "), err)
+			continue
+		}
+		for _, a := range line {
+			if strings.HasPrefix(a, "experiments/") {
+				if _, err := os.Stat(filepath.Join("..", "..", a)); err != nil {
+					t.Errorf("README: %q names %s, which is not in the repository", strings.Join(line, " "), a)
+				}
+			}
+		}
+	}
+	t.Logf("%d README command lines", len(lines))
+	if len(lines) < 20 {
+		t.Fatalf("only %d README command lines found", len(lines))
 	}
 }

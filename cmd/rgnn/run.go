@@ -81,7 +81,8 @@ Example experiment file (see experiments/ for the paper's evaluation):
 'rgnn run --list-kinds' prints every kind's parameters and defaults.`,
 		Example: `  rgnn run experiments/smoke.yaml --store results/results.db
   rgnn run exp.yaml --dry-run
-  rgnn run exp.yaml --workers 2 --only train`,
+  rgnn run exp.yaml --workers 2 --only train
+  rgnn run experiments/nettack.yaml --set dataset=cora_ml --set seed=0 --dry-run`,
 		Args: func(c *cobra.Command, args []string) error {
 			if l, _ := c.Flags().GetBool("list-kinds"); l {
 				return nil
@@ -97,6 +98,7 @@ Example experiment file (see experiments/ for the paper's evaluation):
 	c.Flags().Int("workers", 1, "runs executed concurrently")
 	c.Flags().Int("sample-workers", 0, "goroutines per certify run's sampling (default GOMAXPROCS / workers)")
 	c.Flags().StringSlice("only", nil, "run only these kinds (e.g. --only train,certify)")
+	c.Flags().StringArray("set", nil, "NAME=VALUE (repeatable): every run takes this parameter value (a YAML list becomes a grid), replacing the file's")
 	c.Flags().Bool("dry-run", false, "list the runs and whether they are done, run nothing")
 	c.Flags().Bool("list-kinds", false, "print the task kinds and their parameters")
 	c.Flags().Duration("status-every", 30*time.Second, "print a status line this often (0: never)")
@@ -121,6 +123,12 @@ func runRun(c *cobra.Command, args []string) error {
 	e, err := experiment.ParseFile(args[0])
 	if err != nil {
 		return usageError{err} // unreadable, or a mistake in it (*experiment.FileError, with its line)
+	}
+	sets, _ := c.Flags().GetStringArray("set")
+	for _, s := range sets {
+		if err := e.SetString(s); err != nil {
+			return usagef("--set: %v", err)
+		}
 	}
 	runs, err := e.Expand(kinds)
 	if err != nil {

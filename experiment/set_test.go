@@ -1,0 +1,77 @@
+package experiment
+
+import (
+	"testing"
+)
+
+// TestSetReplacesEverywhere: a set parameter replaces fixed values and grid
+// axes in every block, and a list becomes a top-level grid axis.
+func TestSetReplacesEverywhere(t *testing.T) {
+	e, err := Parse([]byte(`
+name: s
+fixed: {dataset: cora_ml, max_epochs: 100}
+grid: {seed: [0, 1, 5], kind: [train]}
+gcn: {fixed: {model: gcn, max_epochs: 50}}
+sm: {fixed: {model: sm_gdc}, grid: {max_epochs: [10, 20]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetString("max_epochs=3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetString("seed=[7, 8]"); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := e.Expand(DefaultKinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want 2 models × 2 seeds", len(runs))
+	}
+	for _, r := range runs {
+		if r.Params["max_epochs"] != 3 {
+			t.Errorf("%s: max_epochs %v, want 3", r.Label(), r.Params["max_epochs"])
+		}
+		if s := r.Params["seed"]; s != 7 && s != 8 {
+			t.Errorf("%s: seed %v", r.Label(), s)
+		}
+	}
+	for _, bad := range []string{"max_epochs", "=3", "seed=[]"} {
+		if err := e.SetString(bad); err == nil {
+			t.Errorf("SetString(%q): no error", bad)
+		}
+	}
+}
+
+// TestPaperReproduction: `rgnn reproduce --paper` is the paper's shipped
+// files on one dataset — every kind of the paper's evaluation, nothing of
+// another dataset.
+func TestPaperReproduction(t *testing.T) {
+	es, err := PaperReproduction("citeseer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, e := range es {
+		runs, err := e.Expand(DefaultKinds())
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		for _, r := range runs {
+			kinds[r.Kind]++
+			if d, ok := r.Params["dataset"]; ok && d != "citeseer" {
+				t.Fatalf("%s: run %s on %v", e.Name, r.Label(), d)
+			}
+		}
+	}
+	for _, k := range []string{"train", "certify", "attack", "targeted", "bias", "messages"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s runs (%v)", k, kinds)
+		}
+	}
+	if _, err := PaperReproduction("../x"); err == nil {
+		t.Error("a path as dataset name: no error")
+	}
+}

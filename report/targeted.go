@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rgnn/rgnn/experiment/store"
+)
+
+// targetedTables renders the Nettack table (the paper's Table 4) per
+// dataset and targeted attack from results of kind "targeted": each
+// model's mean margin and failure rate at its targets, mean ± standard
+// error over seeds, next to the paper's numbers and the difference.
+// Runs whose targets another model chose, or with another budget rule, get
+// their own table.
+func targetedTables(rs []store.Result) []Table {
+	type group struct{ dataset, attack, budget, from string }
+	by := map[group][]store.Result{}
+	for _, r := range ofKind(rs, "targeted") {
+		g := group{str(r.Params, "dataset"), str(r.Params, "attack"), str(r.Params, "budget"), str(r.Params, "targets_from")}
+		if g.budget == "epsilon" {
+			g.budget = fmt.Sprintf("round(%g·degree)", num(r.Params, "epsilon"))
+		}
+		by[g] = append(by[g], r)
+	}
+	var gs []group
+	for g := range by {
+		gs = append(gs, g)
+	}
+	sort.Slice(gs, func(i, j int) bool { return fmt.Sprint(gs[i]) < fmt.Sprint(gs[j]) })
+	var out []Table
+	for _, g := range gs {
+		as := by[g]
+		// The paper's numbers are for Nettack in its setup only.
+		paper := g.attack == "nettack" && g.budget == "degree+2" && g.from == ""
+		who := "each model's own 40 targets"
+		if g.from != "" {
+			who = "the 40 targets chosen by " + modelName(g.from)
+		}
+		t := Table{ID: "targeted-" + slugify(g.dataset+"-"+g.attack+"-"+g.budget+"-"+g.from),
+			Title: fmt.Sprintf("%s: %s", attackName(g.attack), g.dataset),
+			Caption: fmt.Sprintf("Targeted evasion attack at %s, budget %s per target: mean probability margin "+
+				"P(y) − max_{c≠y} P(c) after the attack and failure rate (fraction of targets still correct; higher is "+
+				"better); %s.", who, g.budget, overSeeds(as)),
+			Header: []string{"model", "margin", "fail. r."}}
+		if g.from != "" || g.budget != "degree+2" {
+			t.Title += " (" + strings.TrimPrefix(strings.TrimSpace(g.budget+" "+g.from), " ") + ")"
+		}
+		if paper {
+			t.Title += " (paper Table 4)"
+			t.Header = []string{"model", "margin", "paper", "Δ", "fail. r.", "paper", "Δ"}
+			t.Caption += " Δ is ours − paper, ✓ when within three of the paper's standard errors."
+		}
+		models := map[modelKey]bool{}
+		for _, r := range as {
+			models[keyOf(r)] = true
+		}
+		for _, mk := range sortedKeys(models) {
+			var margin, fail []float64
+			for _, r := range as {
+				if keyOf(r) == mk {
+					margin = append(margin, num(r.Metrics, "mean_margin"))
+					fail = append(fail, num(r.Metrics, "failure_rate"))
+				}
+			}
+			row := []string{mk.Label(), fmtMeanSE(margin, 2)}
+			if paper {
+				row = append(row, paperCells(g.dataset, mk, "mean_margin", margin, 2)...)
+			}
+			row = append(row, fmtMeanSE(fail, 2))
+			if paper {
+				row = append(row, paperCells(g.dataset, mk, "failure_rate", fail, 2)...)
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		out = append(out, t)
+	}
+	return out
+}
