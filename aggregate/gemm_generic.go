@@ -1,4 +1,4 @@
-//go:build !(goexperiment.simd && amd64)
+//go:build !amd64 || (purego && !goexperiment.simd)
 
 package aggregate
 
@@ -26,3 +26,6 @@ func pairCoefRow(dst, dist, w, g []float32, ga, wa float32) { tensor.PairCoef(ds
 
 // gemmDiag has no portable fast path.
 func gemmDiag(out []float32, ldc int, a, b []float32, k int) bool { return false }
+
+// useAVX512 reports whether the 16-lane kernels run (never here).
+const useAVX512 = false

@@ -189,7 +189,7 @@ func transpose16(dst []float32, ldd int, src []float32, lds int) bool {
 // element is the chain of fused multiply-adds over i in order.
 func weightedSum(o, x []float32, ldx int, c []float32) {
 	n, m := len(o), len(c)
-	if !useAVX512 || n%16 != 0 || m == 0 {
+	if !useAVX512 || n%16 != 0 || m == 0 || n == 0 {
 		weightedSumGeneric(o, x, ldx, c)
 		return
 	}

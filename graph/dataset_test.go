@@ -13,6 +13,7 @@ import (
 
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/internal/cputime"
 	"github.com/rgnn/rgnn/internal/fixture"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -196,10 +197,14 @@ func TestGDCApproxTable(t *testing.T) {
 
 func BenchmarkExactGDC(b *testing.B) {
 	a := dataset(b, "cora_ml").Adj
+	c0, _ := cputime.Process()
 	for b.Loop() {
 		if _, err := graph.ExactGDC(a, 0.15, 64); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if c1, ok := cputime.Process(); ok {
+		b.ReportMetric(float64(c1-c0)/1e6/float64(b.N), "cpu-ms/op")
 	}
 }
 

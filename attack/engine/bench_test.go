@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rgnn/rgnn/internal/cputime"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -24,6 +25,12 @@ func benchEngine(n, c, h int) *GCN {
 func BenchmarkScanPairs(b *testing.B) {
 	e := benchEngine(2810, 7, 64)
 	best := make([]float32, e.n)
+	c0, _ := cputime.Process()
+	defer func() {
+		if c1, ok := cputime.Process(); ok {
+			b.ReportMetric(float64(c1-c0)/1e6/float64(b.N), "cpu-ms/op")
+		}
+	}()
 	for b.Loop() {
 		e.ScanPairs(func(u int, s []float32) {
 			m := float32(-1e30)

@@ -35,8 +35,8 @@
 // other temporaries are released at its end) comes from an arena reused
 // across flips, as do the float32 assembly and score
 // buffers: after the first flip a flip allocates a few MB. The sparse
-// features and the graph stay sparse. With GOEXPERIMENT=simd the products
-// use AVX2 kernels (tensor.GemmSmall; rowMul16, four 4-wide float64
+// features and the graph stay sparse. On amd64 with AVX2/FMA the products
+// use vector kernels (Go assembly, or archsimd with GOEXPERIMENT=simd) (tensor.GemmSmall; rowMul16, four 4-wide float64
 // accumulators, for the sparse products with 16 columns: X·W1, Â·(n×16)
 // and Xᵀ·(n×16)).
 package metattack

@@ -459,7 +459,7 @@ func tiledGemm(out, lf, rf []float32, n, r int) {
 
 // tiledGemmAT computes out = at·rf (at n×r, rf r×n row-major) with
 // tensor.GemmSmall on 32-row blocks × 128-column panels (packed once), in
-// parallel over row blocks. With GOEXPERIMENT=simd this is about 3× faster
+// parallel over row blocks. With the AVX2 kernels this is about 3× faster
 // than gonum's Sgemm on this machine (BenchmarkAssembleGEMM).
 func tiledGemmAT(out, at, rf []float32, n, r int) {
 	const w = 128

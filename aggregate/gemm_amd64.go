@@ -1,0 +1,160 @@
+//go:build amd64 && !purego && !goexperiment.simd
+
+package aggregate
+
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// The default build's AVX-512 kernels (gemm_amd64.s). Each performs the
+// same float32 operations in the same order as the GOEXPERIMENT=simd
+// build's kernel of the same name (gemm_simd.go), so both builds give the
+// same bits; without AVX-512 they fall back to package tensor's kernels
+// (AVX2 assembly), like the SIMD build.
+
+// useAVX512 selects the 16-lane kernels where the CPU has AVX-512 (F, CD,
+// BW, DQ, VL: what the SIMD build's archsimd.X86.AVX512 requires).
+var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512CD && cpu.X86.HasAVX512BW &&
+	cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL && cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func gemm512AVX(out *float32, ldc int, a, b *float32, m, k, n int)
+
+//go:noescape
+func gemm8x16AVX(out *float32, ldc int, a *float32, k int, b *float32)
+
+//go:noescape
+func transpose16AVX(dst *float32, ldd int, src *float32, lds int, idx *[4][2][16]uint32)
+
+//go:noescape
+func weightedSum512AVX(o, x *float32, ldx, n int, c *float32, m int)
+
+//go:noescape
+func pairCoef512AVX(dst, dist, w, gr *float32, n int, ga, wa float32)
+
+// gemmDirect is gemmStrided's AVX-512 path: whole 4-row × 32-column tiles
+// stored straight into out. It reports false when it does not apply.
+func gemmDirect(out []float32, ldc int, a, b []float32, m, k, n, cols int) bool {
+	if !useAVX512 || n%32 != 0 || m%4 != 0 || cols != n || len(a) < m*k || len(b) < k*n ||
+		len(out) < (m-1)*ldc+n {
+		return false
+	}
+	gemm512(out, ldc, a, b, m, k, n)
+	return true
+}
+
+// gemm computes out = a·b (out m×n, a m×k, b k×n, row-major) like
+// tensor.GemmSmall; with AVX-512, n a multiple of 32 and m of 4, four
+// output rows × 32 columns stay in eight 16-lane registers (the same chain
+// of fused multiply-adds over k per element as the AVX2 kernel).
+func gemm(out, a, b []float32, m, k, n int) {
+	if !useAVX512 || n%32 != 0 || m%4 != 0 || len(out) < m*n || len(a) < m*k || len(b) < k*n {
+		tensor.GemmSmall(out, a, b, m, k, n, false)
+		return
+	}
+	gemm512(out, n, a, b, m, k, n)
+}
+
+// gemm512 is the AVX-512 kernel: out (row stride ldc) = a·b, m a multiple
+// of 4, n of 32, buffers checked by the callers.
+func gemm512(out []float32, ldc int, a, b []float32, m, k, n int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if len(b) < k*n || len(a) < m*k || n%32 != 0 || m%4 != 0 || ldc < n || len(out) < (m-1)*ldc+n {
+		panic("aggregate.gemm512: buffers too short")
+	}
+	var zero float32
+	pa, pb := &zero, &zero
+	if k > 0 {
+		pa, pb = &a[0], &b[0]
+	}
+	gemm512AVX(&out[0], ldc, pa, pb, m, k, n)
+}
+
+// transpose16Idx are the VPERMT2PS indices of transpose16's four stages:
+// stage s swaps bit b = 8>>s of the row and the column index, row i (bit
+// b clear) taking lo and row i|b taking hi.
+var transpose16Idx = func() (idx [4][2][16]uint32) {
+	for s := range 4 {
+		b := 8 >> s
+		for j := range 16 {
+			if j&b == 0 {
+				idx[s][0][j], idx[s][1][j] = uint32(j), uint32(j|b)
+			} else {
+				idx[s][0][j], idx[s][1][j] = uint32(16+j^b), uint32(16+j)
+			}
+		}
+	}
+	return idx
+}()
+
+// hasTranspose16 reports whether transpose16 has a vector kernel here.
+var hasTranspose16 = useAVX512
+
+// transpose16 writes the transpose of the 16×16 tile src (row stride lds)
+// into dst (row stride ldd): dst[j*ldd+i] = src[i*lds+j]. It reports false
+// (and does nothing) without AVX-512, where callers use scalar code.
+func transpose16(dst []float32, ldd int, src []float32, lds int) bool {
+	if !useAVX512 {
+		return false
+	}
+	_ = src[15*lds+15]
+	_ = dst[15*ldd+15]
+	transpose16AVX(&dst[0], ldd, &src[0], lds, &transpose16Idx)
+	return true
+}
+
+// weightedSum writes o = Σ_i c[i] · x[i*ldx : i*ldx+len(o)] for the rows
+// i < len(c) (a vector–matrix product, cᵀX). With AVX-512 and len(o) a
+// multiple of 16 the output stays in registers across the rows: each output
+// element is the chain of fused multiply-adds over i in order.
+func weightedSum(o, x []float32, ldx int, c []float32) {
+	n, m := len(o), len(c)
+	if !useAVX512 || n%16 != 0 || m == 0 || n == 0 {
+		weightedSumGeneric(o, x, ldx, c)
+		return
+	}
+	_ = x[(m-1)*ldx+n-1]
+	weightedSum512AVX(&o[0], &x[0], ldx, n, &c[0], m)
+}
+
+// pairCoefRow writes dst[j] = (ga·w[j] + g[j]·wa) / dist[j] (0 where
+// dist[j] ≤ 0), like tensor.PairCoef without the sum, 16 lanes at a time
+// with AVX-512 (len(dst) a multiple of 16 there). The two products are
+// rounded separately and then added, so entry (a, b) and entry (b, a) of
+// the pairwise matrix are the same bits.
+func pairCoefRow(dst, dist, w, g []float32, ga, wa float32) {
+	n := len(dst)
+	if !useAVX512 || n%16 != 0 || n == 0 {
+		tensor.PairCoef(dst, dist, w, g, ga, wa)
+		return
+	}
+	_, _, _ = dist[n-1], w[n-1], g[n-1]
+	pairCoef512AVX(&dst[0], &dist[0], &w[0], &g[0], n, ga, wa)
+}
+
+// gemmDiag computes a diagonal 32×32 block of the Gram matrix (a = the 32
+// rows, 32×k; b = their transpose, k×32) into out (row stride ldc) without
+// its lower-left 16×16 tile, which the callers do not read: rows 0–15 × all
+// 32 columns and rows 16–31 × columns 16–31, 5/6 of the work. Each element
+// is the same chain of fused multiply-adds as gemm's. It reports false
+// without AVX-512.
+func gemmDiag(out []float32, ldc int, a, b []float32, k int) bool {
+	if !useAVX512 || len(a) < 32*k || len(b) < 32*k || len(out) < 31*ldc+32 {
+		return false
+	}
+	gemm512(out, ldc, a, b, 16, k, 32)
+	if k == 0 {
+		for i := 16; i < 32; i++ {
+			clear(out[i*ldc+16 : i*ldc+32])
+		}
+		return true
+	}
+	a = a[16*k:]
+	gemm8x16AVX(&out[16*ldc+16], ldc, &a[0], k, &b[16])
+	gemm8x16AVX(&out[24*ldc+16], ldc, &a[8*k], k, &b[16])
+	return true
+}

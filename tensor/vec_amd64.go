@@ -1,0 +1,294 @@
+//go:build amd64 && !purego && !goexperiment.simd
+
+package tensor
+
+import "golang.org/x/sys/cpu"
+
+// The kernels of this file run Go assembly (vec_amd64.s, AVX2 + FMA) in the
+// default build. Each one performs the same float32 operations in the same
+// order as the GOEXPERIMENT=simd build's kernel of the same name
+// (vec_simd.go), so the two builds give the same bits on a CPU with AVX2;
+// without AVX2/FMA, and with the purego build tag, the portable kernels run.
+// Every assembly kernel ends with VZEROUPPER.
+
+// useAVX2 is fixed at start-up from the CPU's features.
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// SIMD reports which vector path the kernels use.
+var SIMD = func() string {
+	if useAVX2 {
+		return "AVX2+FMA (assembly)"
+	}
+	return "none (CPU lacks AVX2/FMA)"
+}()
+
+// Assembly kernels (vec_amd64.s). Lengths are in elements; the callers
+// below check that every buffer holds what the kernel reads or writes.
+
+//go:noescape
+func axpyAVX2(y, x *float32, n int, alpha float32) // n a multiple of 8
+
+//go:noescape
+func dotAVX2(x, y *float32, n int, buf *[8]float32) // n a multiple of 16
+
+//go:noescape
+func sqDistAVX2(x, y *float32, n int, buf *[8]float32) // n a multiple of 16
+
+//go:noescape
+func spmmRow32AVX2(out, x, vals *float32, idx *int32, nnz, n int, acc bool)
+
+//go:noescape
+func gemm2x32AVX2(out, a, b *float32, k, n int, acc bool)
+
+//go:noescape
+func gramToDistAVX2(gr, nb *float32, n int, na float32) // n a multiple of 8
+
+//go:noescape
+func pairCoefAVX2(dst, dist, w, gr *float32, n int, ga, wa float32, buf *[8]float32) // n a multiple of 8
+
+//go:noescape
+func adamAVX2(w, gr, m, v *float32, n int, c *AdamCoeffs) // n a multiple of 8
+
+//go:noescape
+func spmmNarrowRowAVX2(out, x, vals *float32, idx *int32, nnz, n int, acc bool, mask *[16]int32)
+
+//go:noescape
+func matNarrowRowAVX2(out, ar, bd *float32, k int, acc bool, mask *[8]int32)
+
+// hsum8 is the SIMD build's horizontal sum of eight lanes.
+func hsum8(b *[8]float32) float32 {
+	return ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]))
+}
+
+// axpy computes y += alpha·x with 8-wide fused multiply-adds.
+func axpy(y, x []float32, alpha float32) {
+	if !useAVX2 || len(y) < 8 {
+		axpyGeneric(y, x, alpha)
+		return
+	}
+	x = x[:len(y)]
+	n := len(y) &^ 7
+	axpyAVX2(&y[0], &x[0], n, alpha)
+	if n < len(y) {
+		axpyGeneric(y[n:], x[n:], alpha)
+	}
+}
+
+// dot returns Σ x_i y_i with 8-wide fused multiply-adds.
+func dot(x, y []float32) float32 {
+	if !useAVX2 || len(x) < 16 {
+		return dotGeneric(x, y)
+	}
+	y = y[:len(x)]
+	n := len(x) &^ 15
+	var buf [8]float32
+	dotAVX2(&x[0], &y[0], n, &buf)
+	s := hsum8(&buf)
+	if n < len(x) {
+		s += dotGeneric(x[n:], y[n:])
+	}
+	return s
+}
+
+// sqDist returns Σ (x_i − y_i)² with 8-wide fused multiply-adds.
+func sqDist(x, y []float32) float32 {
+	if !useAVX2 || len(x) < 16 {
+		return sqDistGeneric(x, y)
+	}
+	y = y[:len(x)]
+	n := len(x) &^ 15
+	var buf [8]float32
+	sqDistAVX2(&x[0], &y[0], n, &buf)
+	s := hsum8(&buf)
+	if n < len(x) {
+		s += sqDistGeneric(x[n:], y[n:])
+	}
+	return s
+}
+
+// spmmRows computes rows [lo, hi) of dst = a·x (+= when acc) for x with a
+// multiple of 32 columns, keeping 32 output columns in four vector
+// registers across a row's entries (two entries per step into separate
+// accumulators). It reports false when it does not apply.
+func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
+	n := x.Cols
+	if !useAVX2 || n%32 != 0 {
+		return false
+	}
+	if n == 0 || lo >= hi {
+		return true
+	}
+	_ = dst.Data[hi*n-1]
+	for i := lo; i < hi; i++ {
+		k0, k1 := a.Indptr[i], a.Indptr[i+1]
+		if k0 == k1 {
+			if !acc {
+				clear(dst.Data[i*n : (i+1)*n])
+			}
+			continue
+		}
+		vals, idx := a.Values[k0:k1], a.Indices[k0:k1]
+		for _, c := range idx {
+			_ = x.Data[(int(c)+1)*n-1]
+		}
+		spmmRow32AVX2(&dst.Data[i*n], &x.Data[0], &vals[0], &idx[0], k1-k0, n, acc)
+	}
+	return true
+}
+
+// adamVec runs AdamUpdate 8 lanes at a time and returns how many elements
+// it handled (the SIMD build's lane arithmetic; √ in float32).
+func adamVec(w, g, m, v []float32, c AdamCoeffs) int {
+	if !useAVX2 {
+		return 0
+	}
+	n := len(w) &^ 7
+	if n == 0 {
+		return 0
+	}
+	_, _, _ = g[n-1], m[n-1], v[n-1]
+	adamAVX2(&w[0], &g[0], &m[0], &v[0], n, &c)
+	return n
+}
+
+// gemmSmallVec is GemmSmall's register-blocked kernel for n a multiple of
+// 32: two output rows × 32 columns stay in eight vector registers across
+// the whole inner dimension. m odd is finished by a one-row loop.
+func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
+	if !useAVX2 || n%32 != 0 {
+		return false
+	}
+	if n == 0 || m == 0 {
+		return true
+	}
+	i := 0
+	if k > 0 {
+		for ; i+2 <= m; i += 2 {
+			gemm2x32AVX2(&out[i*n], &a[i*k], &b[0], k, n, acc)
+		}
+	} else {
+		for ; i+2 <= m; i += 2 {
+			if !acc {
+				clear(out[i*n : (i+2)*n])
+			}
+		}
+	}
+	for ; i < m; i++ {
+		o := out[i*n : (i+1)*n]
+		if !acc {
+			clear(o)
+		}
+		for t, av := range a[i*k : (i+1)*k] {
+			axpy(o, b[t*n:(t+1)*n], av)
+		}
+	}
+	return true
+}
+
+// gramToDistVec is GramToDist 8 lanes at a time; it returns how many
+// entries it handled.
+func gramToDistVec(g, nb []float32, na float32) int {
+	if !useAVX2 {
+		return 0
+	}
+	n := len(g) &^ 7
+	if n == 0 {
+		return 0
+	}
+	_ = nb[n-1]
+	gramToDistAVX2(&g[0], &nb[0], n, na)
+	return n
+}
+
+// pairCoefVec is PairCoef 8 lanes at a time (division by zero is masked).
+func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) {
+	if !useAVX2 {
+		return 0, 0
+	}
+	n := len(dst) &^ 7
+	if n == 0 {
+		return 0, 0
+	}
+	_, _, _ = dist[n-1], w[n-1], g[n-1]
+	var buf [8]float32
+	pairCoefAVX2(&dst[0], &dist[0], &w[0], &g[0], n, ga, wa, &buf)
+	return n, hsum8(&buf)
+}
+
+// laneMask returns 8 lanes of -1 for the first n (clamped to 0..8).
+func laneMask(m []int32, n int) {
+	for i := range m {
+		if i < n {
+			m[i] = -1
+		} else {
+			m[i] = 0
+		}
+	}
+}
+
+// spmmNarrowVec is spmmNarrow with the output row (at most 16 columns) in
+// two vector registers, loading x's short rows with masked loads; entries
+// alternate between two accumulator pairs so consecutive FMAs overlap. It
+// reports false when it does not apply.
+func spmmNarrowVec(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
+	n := x.Cols
+	if !useAVX2 || n > 16 || n == 0 {
+		return false
+	}
+	if lo >= hi {
+		return true
+	}
+	var mask [16]int32
+	laneMask(mask[:8], n)
+	laneMask(mask[8:], n-8)
+	_ = dst.Data[hi*n-1]
+	for i := lo; i < hi; i++ {
+		k0, k1 := a.Indptr[i], a.Indptr[i+1]
+		if k0 == k1 {
+			if !acc {
+				clear(dst.Data[i*n : (i+1)*n])
+			}
+			continue
+		}
+		vals, idx := a.Values[k0:k1], a.Indices[k0:k1]
+		for _, c := range idx {
+			_ = x.Data[(int(c)+1)*n-1]
+		}
+		spmmNarrowRowAVX2(&dst.Data[i*n], &x.Data[0], &vals[0], &idx[0], k1-k0, n, acc, &mask)
+	}
+	return true
+}
+
+// matMulNarrowVec computes rows [lo, hi) of dst = a·b (+= when acc) for b
+// with at most 8 columns: the output row lives in one vector register, fed
+// by broadcasts of a's row and b's rows (padded to 8 lanes per call), with
+// four accumulators over the inner dimension. It reports false when it
+// does not apply.
+func matMulNarrowVec(dst, a, b *Dense, acc bool, lo, hi int) bool {
+	n, k := b.Cols, a.Cols
+	if !useAVX2 || n > 8 || n == 0 {
+		return false
+	}
+	if lo >= hi {
+		return true
+	}
+	bd := make([]float32, k*8+8)
+	for t := range k {
+		copy(bd[t*8:t*8+n], b.Data[t*n:(t+1)*n])
+	}
+	var mask [8]int32
+	laneMask(mask[:], n)
+	_ = dst.Data[hi*n-1]
+	if k > 0 {
+		_ = a.Data[hi*k-1]
+	}
+	var zero float32
+	for i := lo; i < hi; i++ {
+		ar := &zero
+		if k > 0 {
+			ar = &a.Data[i*k]
+		}
+		matNarrowRowAVX2(&dst.Data[i*n], ar, &bd[0], k, acc, &mask)
+	}
+	return true
+}
