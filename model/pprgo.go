@@ -78,8 +78,13 @@ func (m *PPRGo) Preprocess(adj, _ *tensor.CSR) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s preprocessing: %w", m.name, err)
 	}
-	return &Graph{S: autograd.NewSparse(pi)}, nil
+	return PPRGoGraph(pi), nil
 }
+
+// PPRGoGraph is the graph PPRGo's Preprocess returns for the row-normalised
+// top-k PPR matrix pi (graph.TopKPPR of every node): callers that computed
+// or stored pi already use it instead of computing it again.
+func PPRGoGraph(pi *tensor.CSR) *Graph { return &Graph{S: autograd.NewSparse(pi)} }
 
 // Forward implements Model.
 func (m *PPRGo) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
