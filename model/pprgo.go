@@ -133,9 +133,19 @@ func (m *PPRGo) ForwardNodes(tp *autograd.Tape, g *Graph, x *autograd.Sparse, no
 		panic("model.PPRGo.ForwardNodes: edge-weight variables are not supported")
 	}
 	rows, cols := batchRows(g.S.A, nodes)
-	h := m.mlp(tp, autograd.NewSparse(selectRows(x.A, cols)), mode)
+	// The influencer count varies from batch to batch, and a tape recycles
+	// its buffers by shape: rounding it up to a multiple of batchPad (empty
+	// feature rows, whose MLP output is 0 and which no target reads) keeps
+	// the shapes few, so a training tape reuses its buffers instead of
+	// keeping new ones for every batch.
+	padded := (len(cols) + batchPad - 1) / batchPad * batchPad
+	rows.Cols = padded
+	h := m.mlp(tp, autograd.NewSparse(selectRows(x.A, cols, padded)), mode)
 	return m.propagate(tp, autograd.NewSparse(rows), nil, h)
 }
+
+// batchPad is the multiple the influencer rows of a batch are padded to.
+const batchPad = 1024
 
 // batchRows returns the rows nodes of s as a len(nodes)×len(cols) matrix
 // whose column j is column cols[j] of s, cols being the ascending union of
@@ -169,20 +179,24 @@ func batchRows(s *tensor.CSR, nodes []int) (*tensor.CSR, []int) {
 	return out, cols
 }
 
-// selectRows returns the rows idx of a (in that order) as a new CSR.
-func selectRows(a *tensor.CSR, idx []int) *tensor.CSR {
+// selectRows returns the rows idx of a (in that order) followed by empty
+// rows up to rows in all, as a new CSR.
+func selectRows(a *tensor.CSR, idx []int, rows int) *tensor.CSR {
 	nnz := 0
 	for _, v := range idx {
 		lo, hi := a.RowRange(v)
 		nnz += hi - lo
 	}
-	out := &tensor.CSR{Rows: len(idx), Cols: a.Cols, Indptr: make([]int, len(idx)+1),
+	out := &tensor.CSR{Rows: rows, Cols: a.Cols, Indptr: make([]int, rows+1),
 		Indices: make([]int32, 0, nnz), Values: make([]float32, 0, nnz)}
 	for i, v := range idx {
 		lo, hi := a.RowRange(v)
 		out.Indices = append(out.Indices, a.Indices[lo:hi]...)
 		out.Values = append(out.Values, a.Values[lo:hi]...)
 		out.Indptr[i+1] = len(out.Indices)
+	}
+	for i := len(idx) + 1; i <= rows; i++ {
+		out.Indptr[i] = len(out.Indices)
 	}
 	return out
 }
