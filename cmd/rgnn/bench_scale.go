@@ -88,7 +88,9 @@ func runScale(c *cobra.Command, s *scaleFlags, seed int, quiet bool) error {
 	}
 	rows, err := spec.Run(ctx, childStage(quiet), func(row benchmark.ScaleRow) {
 		if !quiet {
-			fmt.Fprintf(progressWriter(), "%s %d nodes: %.2f s, %.2f CPU s\n", row.Stage, row.Nodes, row.Seconds, row.CPUSeconds)
+			// The whole row, so that an interrupted run still shows it.
+			b, _ := json.Marshal(row)
+			fmt.Fprintf(progressWriter(), "row %s\n", b)
 		}
 	})
 	rep.Rows = rows
