@@ -6,6 +6,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync/atomic"
+	"time"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -28,6 +30,15 @@ import (
 // built. adj must be square, finite and nonnegative (it may be directed);
 // nodes must be distinct and in [0, n); k must be ≥ 1 (k > n keeps all n).
 func TopKPPR(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int) (*tensor.CSR, error) {
+	return TopKPPRProgress(adj, nodes, alpha, eps, k, workers, nil)
+}
+
+// TopKPPRProgress is TopKPPR reporting its progress: progress, if not nil,
+// is called with the rows done and the rows to do about twice a second
+// and once at the end, one call at a time (from a reporting goroutine, so
+// it needs no locking but must not block). The result is the same bits as
+// TopKPPR's.
+func TopKPPRProgress(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int, progress func(done, total int)) (*tensor.CSR, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("top-k ppr: alpha %v outside (0, 1)", alpha)
 	}
@@ -79,13 +90,46 @@ func TopKPPR(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int) (
 	run := newPushRun(g, alpha, eps) // Â in float64 (g) is dead from here
 	out := &topKRows{kk: kk, count: make([]int32, rows),
 		cols: make([]int32, rows*kk), vals: make([]float32, rows*kk)}
+	var done atomic.Int64
+	stop := reportEvery(500*time.Millisecond, func() {
+		if progress != nil {
+			progress(int(done.Load()), rows)
+		}
+	})
 	pushTopK(run, want, kk, workers, func(v int, sel []candidate) {
 		if pos != nil {
 			v = int(pos[v])
 		}
 		out.set(v, sel)
+		done.Add(1)
 	})
+	stop()
 	return out.csr(n), nil
+}
+
+// reportEvery calls report every period on a goroutine of its own until
+// the returned stop is called; stop waits for it and calls report a last
+// time, so report's calls never overlap.
+func reportEvery(period time.Duration, report func()) (stop func()) {
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				report()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		report()
+	}
 }
 
 // topKRows holds up to kk row-normalised entries per row in fixed slots

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -340,4 +341,22 @@ func BenchmarkTopKPPRArxiv(b *testing.B) {
 	b.ReportMetric(time.Since(t0).Seconds()/float64(b.N), "wall-s/op")
 	b.ReportMetric(peakRSS()/(1<<20), "peak-MiB")
 	b.ReportMetric(float64(out.Nnz())/float64(out.Rows), "entries/row")
+}
+
+// TopKPPRProgress gives TopKPPR's bits and ends with every row reported.
+func TestTopKPPRProgress(t *testing.T) {
+	adj := powerLawGraph(t, 400, 2000, 9)
+	want, err := graph.TopKPPR(adj, nil, 0.15, 1e-4, 16, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last [2]int
+	calls := 0
+	got, err := graph.TopKPPRProgress(adj, nil, 0.15, 1e-4, 16, 2, func(done, total int) { last, calls = [2]int{done, total}, calls+1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || calls == 0 || last != [2]int{400, 400} {
+		t.Fatalf("progress variant: same result %v, %d calls, last %v", reflect.DeepEqual(got, want), calls, last)
+	}
 }

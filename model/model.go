@@ -125,6 +125,9 @@ type Spec struct {
 	// Row is the architecture row of the runtime table the model belongs to
 	// (gdc: gcn; empty: its own name).
 	Row string
+	// MiniBatch: the model implements Batched and can train in mini-batches
+	// of target nodes (train.Config.BatchSize).
+	MiniBatch bool
 }
 
 // Uses lists the Options a model reads.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/graph"
@@ -15,8 +16,10 @@ import (
 // top-k personalised-PageRank neighbours Π_i (push approximation,
 // graph.TopKPPR, rows normalised): Σ_j Π_ij·H_j (pprgo), or a robust
 // aggregation of the rows (softmedian_pprgo: the Soft Median weighted by
-// Π). The preprocessing costs O(n·k) memory; nothing is n×n. This
-// implementation trains full batch, like every other model.
+// Π). The preprocessing costs O(n·k) memory; nothing is n×n. It trains
+// full batch like every other model (Forward) or, as the follow-up does,
+// in mini-batches of target nodes (ForwardNodes: only the batch's top-k
+// PPR neighbours go through the MLP).
 type PPRGo struct {
 	name       string
 	alpha, eps float64
@@ -56,9 +59,9 @@ func pprgoSpecs(f AggregatorFactory) []Spec {
 	}
 	return []Spec{
 		mk("pprgo", "", "PPRGo (MLP, then the PPR-weighted sum over the top-k PPR neighbours; --k, α=0.15)",
-			Spec{Label: "PPRGo", Order: 12, Uses: Uses{K: true}}),
+			Spec{Label: "PPRGo", Order: 12, Uses: Uses{K: true}, MiniBatch: true}),
 		mk("softmedian_pprgo", "soft_median", "Soft Median PPRGo (MLP, then the Soft Median over the top-k PPR neighbours; --temperature, --k)",
-			Spec{Label: "Soft Median PPRGo", Order: 13, Uses: Uses{K: true, Temperature: true}}),
+			Spec{Label: "Soft Median PPRGo", Order: 13, Uses: Uses{K: true, Temperature: true}, MiniBatch: true}),
 	}
 }
 
@@ -75,18 +78,125 @@ func (m *PPRGo) Preprocess(adj, _ *tensor.CSR) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s preprocessing: %w", m.name, err)
 	}
-	return &Graph{S: autograd.NewSparse(pi)}, nil
+	return PPRGoGraph(pi), nil
 }
+
+// PPRGoGraph is the graph PPRGo's Preprocess returns for the row-normalised
+// top-k PPR matrix pi (graph.TopKPPR of every node): callers that computed
+// or stored pi already use it instead of computing it again.
+func PPRGoGraph(pi *tensor.CSR) *Graph { return &Graph{S: autograd.NewSparse(pi)} }
 
 // Forward implements Model.
 func (m *PPRGo) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
+	return m.propagate(tp, g.S, g.Vals, m.mlp(tp, x, mode))
+}
+
+// mlp is the two-layer MLP on the feature rows of x.
+func (m *PPRGo) mlp(tp *autograd.Tape, x *autograd.Sparse, mode Mode) *autograd.Var {
 	h := tp.ReLU(tp.SparseX(x, tp.Param(m.w1)))
 	if mode.Train {
 		h = tp.Dropout(h, m.dropout, mode.Seed)
 	}
-	h = tp.MatMul(h, tp.Param(m.w2))
+	return tp.MatMul(h, tp.Param(m.w2))
+}
+
+// propagate aggregates the rows of h over the rows of s (values vals).
+func (m *PPRGo) propagate(tp *autograd.Tape, s *autograd.Sparse, vals, h *autograd.Var) *autograd.Var {
 	if m.agg != nil {
-		return tp.Aggregate(m.agg, g.S, g.Vals, h)
+		return tp.Aggregate(m.agg, s, vals, h)
 	}
-	return tp.SpMM(g.S, g.Vals, h)
+	return tp.SpMM(s, vals, h)
+}
+
+// Batched is a model that computes the logits of a set of target nodes
+// without the others: the mini-batch training of train.Fit
+// (Config.BatchSize) calls it once per batch, so a step costs O(batch)
+// instead of O(n). Registry entries that implement it say so with
+// Spec.MiniBatch.
+type Batched interface {
+	Model
+	// ForwardNodes returns the len(nodes)×C logits of nodes (row i: node
+	// nodes[i]). Only the parameters receive gradients.
+	ForwardNodes(tp *autograd.Tape, g *Graph, x *autograd.Sparse, nodes []int, mode Mode) *autograd.Var
+}
+
+// ForwardNodes implements Batched, as the follow-up trains PPRGo: the rows
+// of the top-k PPR matrix of the target nodes are taken, the union of their
+// columns (the targets' influencers, ascending) goes through the MLP, and
+// each target aggregates its influencers' rows, by the PPR-weighted sum or
+// the robust aggregation. In inference mode row i equals row nodes[i] of
+// Forward up to the rounding of the smaller matrix products; dropout masks
+// are drawn per batch row instead of per node. g.Vals must be nil (edge
+// weights as variables are a full-batch feature).
+func (m *PPRGo) ForwardNodes(tp *autograd.Tape, g *Graph, x *autograd.Sparse, nodes []int, mode Mode) *autograd.Var {
+	if g.Vals != nil {
+		panic("model.PPRGo.ForwardNodes: edge-weight variables are not supported")
+	}
+	rows, cols := batchRows(g.S.A, nodes)
+	// The influencer count varies from batch to batch, and a tape recycles
+	// its buffers by shape: rounding it up to a multiple of batchPad (empty
+	// feature rows, whose MLP output is 0 and which no target reads) keeps
+	// the shapes few, so a training tape reuses its buffers instead of
+	// keeping new ones for every batch.
+	padded := (len(cols) + batchPad - 1) / batchPad * batchPad
+	rows.Cols = padded
+	h := m.mlp(tp, autograd.NewSparse(selectRows(x.A, cols, padded)), mode)
+	return m.propagate(tp, autograd.NewSparse(rows), nil, h)
+}
+
+// batchPad is the multiple the influencer rows of a batch are padded to.
+const batchPad = 1024
+
+// batchRows returns the rows nodes of s as a len(nodes)×len(cols) matrix
+// whose column j is column cols[j] of s, cols being the ascending union of
+// the rows' columns (so each row keeps its column order).
+func batchRows(s *tensor.CSR, nodes []int) (*tensor.CSR, []int) {
+	nnz := 0
+	for _, v := range nodes {
+		lo, hi := s.RowRange(v)
+		nnz += hi - lo
+	}
+	cols := make([]int, 0, nnz)
+	for _, v := range nodes {
+		lo, hi := s.RowRange(v)
+		for _, c := range s.Indices[lo:hi] {
+			cols = append(cols, int(c))
+		}
+	}
+	slices.Sort(cols)
+	cols = slices.Compact(cols)
+	out := &tensor.CSR{Rows: len(nodes), Cols: len(cols), Indptr: make([]int, len(nodes)+1),
+		Indices: make([]int32, 0, nnz), Values: make([]float32, 0, nnz)}
+	for i, v := range nodes {
+		lo, hi := s.RowRange(v)
+		for e := lo; e < hi; e++ {
+			j, _ := slices.BinarySearch(cols, int(s.Indices[e]))
+			out.Indices = append(out.Indices, int32(j))
+			out.Values = append(out.Values, s.Values[e])
+		}
+		out.Indptr[i+1] = len(out.Indices)
+	}
+	return out, cols
+}
+
+// selectRows returns the rows idx of a (in that order) followed by empty
+// rows up to rows in all, as a new CSR.
+func selectRows(a *tensor.CSR, idx []int, rows int) *tensor.CSR {
+	nnz := 0
+	for _, v := range idx {
+		lo, hi := a.RowRange(v)
+		nnz += hi - lo
+	}
+	out := &tensor.CSR{Rows: rows, Cols: a.Cols, Indptr: make([]int, rows+1),
+		Indices: make([]int32, 0, nnz), Values: make([]float32, 0, nnz)}
+	for i, v := range idx {
+		lo, hi := a.RowRange(v)
+		out.Indices = append(out.Indices, a.Indices[lo:hi]...)
+		out.Values = append(out.Values, a.Values[lo:hi]...)
+		out.Indptr[i+1] = len(out.Indices)
+	}
+	for i := len(idx) + 1; i <= rows; i++ {
+		out.Indptr[i] = len(out.Indices)
+	}
+	return out
 }

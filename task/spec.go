@@ -47,6 +47,37 @@ type Fit struct {
 	LR float64 `param:"lr" help:"Adam learning rate"`
 	// WeightDecay is the L2 weight decay on all parameters (0: none).
 	WeightDecay float64 `param:"weight_decay" help:"L2 weight decay on all parameters (0: none)"`
+	// BatchSize > 0 trains models that support it (model.Spec.MiniBatch:
+	// the PPRGo models) in mini-batches of that many training nodes; 0
+	// chooses: mini-batches of AutoBatchSize on graphs of more than
+	// AutoBatchNodes nodes, else full batch. A flag only, so that the keys
+	// of stored runs stay: experiment runs use the automatic choice, which
+	// depends only on the model and the dataset.
+	BatchSize int `param:"batch_size" cli:"only" help:"PPRGo models: train in mini-batches of this many training nodes (0: full batch up to 100,000 nodes, batches of 512 above)"`
+}
+
+// AutoBatchNodes is the graph size above which models that support it
+// train in mini-batches when Fit.BatchSize is 0.
+const AutoBatchNodes = 100_000
+
+// AutoBatchSize is the mini-batch size chosen when Fit.BatchSize is 0 on a
+// graph of more than AutoBatchNodes nodes (PPRGo's).
+const AutoBatchSize = 512
+
+// EffectiveBatchSize is the mini-batch size model m trains with on a graph
+// of n nodes: Fit.BatchSize when given, else the automatic choice; 0 is
+// full batch (always for models without mini-batch training).
+func (t Train) EffectiveBatchSize(n int) int {
+	s, _ := Models().Lookup(t.Model.Model)
+	switch {
+	case !s.MiniBatch:
+		return 0
+	case t.BatchSize > 0:
+		return t.BatchSize
+	case n > AutoBatchNodes:
+		return AutoBatchSize
+	}
+	return 0
 }
 
 // Train trains a model.
@@ -222,6 +253,8 @@ func (f Fit) Validate() error {
 		return bad("lr", f.LR, "must be a positive finite number")
 	case !(f.WeightDecay >= 0) || math.IsInf(f.WeightDecay, 0):
 		return bad("weight_decay", f.WeightDecay, "must be a finite number ≥ 0")
+	case f.BatchSize < 0:
+		return bad("batch_size", f.BatchSize, "must be ≥ 0")
 	}
 	return nil
 }
@@ -249,7 +282,21 @@ func (t Train) Validate() error {
 			return err
 		}
 	}
+	if s, _ := Models().Lookup(t.Model.Model); t.BatchSize > 0 && !s.MiniBatch {
+		return bad("batch_size", t.BatchSize, "model %s trains full batch only (mini-batches: %s)", t.Model.Model, strings.Join(miniBatchModels(), ", "))
+	}
 	return t.Fit.Validate()
+}
+
+// miniBatchModels lists the models that train in mini-batches.
+func miniBatchModels() []string {
+	var out []string
+	for _, s := range Models().Specs() {
+		if s.MiniBatch {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 // Validate checks every parameter.

@@ -165,6 +165,7 @@ func (s Train) fit(ctx context.Context, t *Trained, p *data.Problem, epoch func(
 	}
 	cfg := s.Fit.config(s.Seed)
 	cfg.Progress = epoch
+	cfg.BatchSize = s.EffectiveBatchSize(p.NumNodes())
 	res, err := train.Fit(ctx, t.Model, g, p, cfg)
 	return g, res, err
 }

@@ -19,9 +19,16 @@ type Config struct {
 	WeightDecay float64 // 1e-3 (negative: none)
 	MaxEpochs   int     // 3000
 	Patience    int     // 300
-	Seed        uint64  // dropout seed
+	Seed        uint64  // dropout seed (mini-batches: also the batch order)
+	// BatchSize > 0 trains in mini-batches of that many training nodes
+	// (models implementing model.Batched; see fitBatches); 0 trains full
+	// batch.
+	BatchSize int
 	// Progress, if set, is called after every epoch.
 	Progress func(epoch int, trainLoss, valLoss float64)
+	// BatchProgress, if set, is called after every mini-batch step with the
+	// steps done and the steps of the epoch.
+	BatchProgress func(done, total int)
 }
 
 func (c Config) withDefaults() Config {
@@ -64,6 +71,16 @@ func Fit(ctx context.Context, m model.Model, g *model.Graph, d *data.Problem, cf
 	}
 	if len(d.Train) == 0 || len(d.Val) == 0 {
 		return Result{}, fmt.Errorf("train: empty training or validation set")
+	}
+	if cfg.BatchSize < 0 {
+		return Result{}, fmt.Errorf("train: batch size %d, want ≥ 0", cfg.BatchSize)
+	}
+	if cfg.BatchSize > 0 {
+		bm, ok := m.(model.Batched)
+		if !ok {
+			return Result{}, fmt.Errorf("train: model %s trains full batch only (batch size %d)", m.Name(), cfg.BatchSize)
+		}
+		return fitBatches(ctx, bm, g, d, cfg)
 	}
 	var hints model.TrainingHints
 	if h, ok := m.(model.Hinted); ok {

@@ -14,6 +14,7 @@ func newBenchCmd() *cobra.Command {
 	spec := benchmark.Spec{}.Defaults()
 	var from string
 	var quiet, markdown bool
+	var scale scaleFlags
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Time training epochs of every model (the paper's Table 2)",
@@ -48,12 +49,17 @@ global Zipf rankings, idf-weighted, rows L2-normalised). The paper's figures
 (GTX 1080 Ti; PubMed's next to pubmed_synthetic) are shown for comparison.
 
 Progress goes to stderr; the table (or --json) to stdout. Timings depend on the
-machine's load: run it on an idle machine and record 'uptime'.`,
+machine's load: run it on an idle machine and record 'uptime'.` + scaleHelp,
 		Example: `  rgnn bench
   rgnn bench --datasets cora_ml --models gcn,gat,sm_gdc --epochs 200 --json
-  GOEXPERIMENT=simd go build -o rgnn ./cmd/rgnn && ./rgnn bench --datasets pubmed_synthetic`,
+  GOEXPERIMENT=simd go build -o rgnn ./cmd/rgnn && ./rgnn bench --datasets pubmed_synthetic
+  rgnn bench --scale --sizes 10000,100000 --json
+  rgnn bench --scale --scale-preset arxiv --sizes 169343`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if scale.on || scale.stage != "" {
+				return runScale(c, &scale, spec.Seed, quiet)
+			}
 			var rep *benchmark.Report
 			var err error
 			if from != "" {
@@ -84,6 +90,7 @@ machine's load: run it on an idle machine and record 'uptime'.`,
 	c.Flags().BoolVar(&quiet, "quiet", false, "no progress output")
 	c.Flags().BoolVar(&markdown, "markdown", false, "print the table as Markdown")
 	c.Flags().StringVar(&from, "from", "", "render a report saved with --json instead of measuring")
+	addScaleFlags(c, &scale)
 	addJSONFlag(c)
 	return c
 }
