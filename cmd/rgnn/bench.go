@@ -52,7 +52,7 @@ Progress goes to stderr; the table (or --json) to stdout. Timings depend on the
 machine's load: run it on an idle machine and record 'uptime'.` + scaleHelp,
 		Example: `  rgnn bench
   rgnn bench --datasets cora_ml --models gcn,gat,sm_gdc --epochs 200 --json
-  GOEXPERIMENT=simd go build -o rgnn ./cmd/rgnn && ./rgnn bench --datasets pubmed_synthetic
+  go build -o rgnn ./cmd/rgnn && ./rgnn bench --datasets pubmed_synthetic
   rgnn bench --scale --sizes 10000,100000 --json
   rgnn bench --scale --scale-preset arxiv --sizes 169343`,
 		Args: cobra.NoArgs,
