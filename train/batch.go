@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
@@ -23,20 +22,8 @@ import (
 // memory and time per step are O(batch), whatever the graph's size, and
 // the result for a seed does not depend on GOMAXPROCS.
 func fitBatches(ctx context.Context, m model.Batched, g *model.Graph, d *data.Problem, cfg Config) (Result, error) {
-	var hints model.TrainingHints
-	if h, ok := m.(model.Hinted); ok {
-		hints = h.TrainingHints()
-	}
-	if hints.NoWeightDecay {
-		cfg.WeightDecay = 0
-	}
-	reg, _ := m.(model.Regularized)
-	params := m.Params()
-	opt := NewAdam(params, cfg.LR, cfg.WeightDecay)
-	best := snapshot(params, nil)
-	bestLoss, bestEpoch := math.Inf(1), 0
+	st := newFitState(m, cfg)
 	tp := autograd.NewTape()
-	start := time.Now()
 	var res Result
 	order := make([]int, len(d.Train))
 	steps := (len(d.Train) + cfg.BatchSize - 1) / cfg.BatchSize
@@ -63,11 +50,11 @@ func fitBatches(ctx context.Context, m model.Batched, g *model.Graph, d *data.Pr
 				return res, fmt.Errorf("train: loss became NaN at epoch %d, batch %d", epoch, b)
 			}
 			sum += l * float64(len(nodes))
-			if reg != nil {
-				loss = tp.Add(loss, reg.Penalty(tp))
+			if st.reg != nil {
+				loss = tp.Add(loss, st.reg.Penalty(tp))
 			}
 			tp.Backward(loss)
-			opt.Step()
+			st.opt.Step()
 			if cfg.BatchProgress != nil {
 				cfg.BatchProgress(b+1, steps)
 			}
@@ -81,24 +68,12 @@ func fitBatches(ctx context.Context, m model.Batched, g *model.Graph, d *data.Pr
 		if cfg.Progress != nil {
 			cfg.Progress(epoch, trainLoss, valLoss)
 		}
-		if valLoss < bestLoss {
-			bestLoss, bestEpoch = valLoss, epoch
-			best = snapshot(params, best)
-		} else if !hints.KeepFinal && epoch >= bestEpoch+cfg.Patience {
+		if st.endEpoch(epoch, valLoss) {
 			epoch++
 			break
 		}
 	}
-	if !hints.KeepFinal {
-		restore(params, best)
-	}
-	res.Epochs, res.BestEpoch, res.BestValLoss = epoch, bestEpoch, bestLoss
-	res.Duration = time.Since(start)
-	res.DurationSecs = res.Duration.Seconds()
-	if epoch > 0 {
-		res.MsPerEpoch = float64(res.Duration.Microseconds()) / 1000 / float64(epoch)
-	}
-	return res, nil
+	return st.finish(res, epoch), nil
 }
 
 // evalBatch is the batch size of inference passes during mini-batch

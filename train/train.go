@@ -82,20 +82,8 @@ func Fit(ctx context.Context, m model.Model, g *model.Graph, d *data.Problem, cf
 		}
 		return fitBatches(ctx, bm, g, d, cfg)
 	}
-	var hints model.TrainingHints
-	if h, ok := m.(model.Hinted); ok {
-		hints = h.TrainingHints()
-	}
-	if hints.NoWeightDecay {
-		cfg.WeightDecay = 0
-	}
-	reg, _ := m.(model.Regularized)
-	params := m.Params()
-	opt := NewAdam(params, cfg.LR, cfg.WeightDecay)
-	best := snapshot(params, nil)
-	bestLoss, bestEpoch := math.Inf(1), 0
+	st := newFitState(m, cfg)
 	tp := autograd.NewTape()
-	start := time.Now()
 	var res Result
 	epoch := 0
 	for ; epoch < cfg.MaxEpochs; epoch++ {
@@ -107,36 +95,81 @@ func Fit(ctx context.Context, m model.Model, g *model.Graph, d *data.Problem, cf
 		loss := tp.CrossEntropy(logits, d.Train, d.Labels)
 		valLoss := autograd.CrossEntropyValue(logits.Value, d.Val, d.Labels)
 		trainLoss := float64(loss.Value.Data[0])
-		if reg != nil {
-			loss = tp.Add(loss, reg.Penalty(tp))
+		if st.reg != nil {
+			loss = tp.Add(loss, st.reg.Penalty(tp))
 		}
 		if math.IsNaN(trainLoss) || math.IsNaN(valLoss) {
 			return res, fmt.Errorf("train: loss became NaN at epoch %d", epoch)
 		}
 		tp.Backward(loss)
-		opt.Step()
+		st.opt.Step()
 		res.FinalLoss = trainLoss
 		if cfg.Progress != nil {
 			cfg.Progress(epoch, trainLoss, valLoss)
 		}
-		if valLoss < bestLoss {
-			bestLoss, bestEpoch = valLoss, epoch
-			best = snapshot(params, best)
-		} else if !hints.KeepFinal && epoch >= bestEpoch+cfg.Patience {
+		if st.endEpoch(epoch, valLoss) {
 			epoch++
 			break
 		}
 	}
-	if !hints.KeepFinal {
-		restore(params, best)
+	return st.finish(res, epoch), nil
+}
+
+// fitState is what full-batch and mini-batch training share: the
+// optimiser over the model's parameters (weight decay off for models that
+// ask), its regulariser, and the reference's early stopping on the
+// validation loss with the best weights kept.
+type fitState struct {
+	cfg       Config
+	hints     model.TrainingHints
+	reg       model.Regularized
+	params    []*autograd.Param
+	opt       *Adam
+	best      [][]float32
+	bestLoss  float64
+	bestEpoch int
+	start     time.Time
+}
+
+func newFitState(m model.Model, cfg Config) *fitState {
+	st := &fitState{cfg: cfg, params: m.Params(), bestLoss: math.Inf(1), start: time.Now()}
+	if h, ok := m.(model.Hinted); ok {
+		st.hints = h.TrainingHints()
 	}
-	res.Epochs, res.BestEpoch, res.BestValLoss = epoch, bestEpoch, bestLoss
-	res.Duration = time.Since(start)
+	if st.hints.NoWeightDecay {
+		st.cfg.WeightDecay = 0
+	}
+	st.reg, _ = m.(model.Regularized)
+	st.opt = NewAdam(st.params, st.cfg.LR, st.cfg.WeightDecay)
+	st.best = snapshot(st.params, nil)
+	return st
+}
+
+// endEpoch records the epoch's validation loss and reports whether
+// training stops (patience exhausted, unless the model keeps its final
+// weights).
+func (st *fitState) endEpoch(epoch int, valLoss float64) bool {
+	if valLoss < st.bestLoss {
+		st.bestLoss, st.bestEpoch = valLoss, epoch
+		st.best = snapshot(st.params, st.best)
+		return false
+	}
+	return !st.hints.KeepFinal && epoch >= st.bestEpoch+st.cfg.Patience
+}
+
+// finish restores the best weights and fills res's bookkeeping after
+// epochs epochs.
+func (st *fitState) finish(res Result, epochs int) Result {
+	if !st.hints.KeepFinal {
+		restore(st.params, st.best)
+	}
+	res.Epochs, res.BestEpoch, res.BestValLoss = epochs, st.bestEpoch, st.bestLoss
+	res.Duration = time.Since(st.start)
 	res.DurationSecs = res.Duration.Seconds()
-	if epoch > 0 {
-		res.MsPerEpoch = float64(res.Duration.Microseconds()) / 1000 / float64(epoch)
+	if epochs > 0 {
+		res.MsPerEpoch = float64(res.Duration.Microseconds()) / 1000 / float64(epochs)
 	}
-	return res, nil
+	return res
 }
 
 // epochSeed derives the dropout seed of an epoch.
