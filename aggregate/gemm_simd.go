@@ -81,23 +81,6 @@ func gemm512(out []float32, ldc int, a, b []float32, m, k, n int) {
 	archsimd.ClearAVXUpperBits()
 }
 
-// transpose16Idx are the ConcatPermute indices of transpose16's four
-// stages: stage s swaps bit b = 8>>s of the row and the column index, row i
-// (bit b clear) taking lo and row i|b taking hi.
-var transpose16Idx = func() (idx [4][2][16]uint32) {
-	for s := range 4 {
-		b := 8 >> s
-		for j := range 16 {
-			if j&b == 0 {
-				idx[s][0][j], idx[s][1][j] = uint32(j), uint32(j|b)
-			} else {
-				idx[s][0][j], idx[s][1][j] = uint32(16+j^b), uint32(16+j)
-			}
-		}
-	}
-	return idx
-}()
-
 // hasTranspose16 reports whether transpose16 has a vector kernel here.
 var hasTranspose16 = useAVX512
 
