@@ -109,18 +109,27 @@ func (t *Tape) CrossEntropy(logits *Var, idx []int, labels []int32) *Var {
 		scale := float64(out.grad.Data[0]) / float64(len(idx))
 		gx := t.gradOf(logits)
 		c := logits.Value.Cols
-		p := make([]float32, c)
-		for _, i := range idx {
-			softmaxInto(p, logits.Value.Row(i))
-			gi := gx.Row(i)
-			for j := range gi {
-				d := float64(p[j])
-				if j == int(labels[i]) {
-					d -= 1
+		rows := func(part []int) {
+			p := make([]float32, c)
+			for _, i := range part {
+				softmaxInto(p, logits.Value.Row(i))
+				gi := gx.Row(i)
+				for j := range gi {
+					d := float64(p[j])
+					if j == int(labels[i]) {
+						d -= 1
+					}
+					gi[j] += float32(d * scale)
 				}
-				gi[j] += float32(d * scale)
 			}
 		}
+		// Rows are independent: split them over goroutines when there
+		// are many and none repeats (a repeated row accumulates twice).
+		if len(idx) < parallelLossRows || !distinct(idx, logits.Value.Rows) {
+			rows(idx)
+			return
+		}
+		tensor.Parallel(len(idx), func(lo, hi int) { rows(idx[lo:hi]) })
 	}, logits)
 	return out
 }
@@ -131,12 +140,12 @@ func CrossEntropyValue(logits *tensor.Dense, idx []int, labels []int32) float64 
 		panic("autograd.CrossEntropy: empty index set")
 	}
 	c := logits.Cols
-	var loss float64
 	for _, i := range idx {
-		y := int(labels[i])
-		if y < 0 || y >= c {
+		if y := int(labels[i]); y < 0 || y >= c {
 			panic(fmt.Sprintf("autograd.CrossEntropy: label %d of node %d outside %d classes", y, i, c))
 		}
+	}
+	term := func(i int) float64 {
 		row := logits.Row(i)
 		m := row[0]
 		for _, v := range row[1:] {
@@ -146,7 +155,40 @@ func CrossEntropyValue(logits *tensor.Dense, idx []int, labels []int32) float64 
 		for _, v := range row {
 			s += expNormal(float64(v - m))
 		}
-		loss += float64(m) + math.Log(s) - float64(row[y])
+		return float64(m) + math.Log(s) - float64(row[labels[i]])
+	}
+	var loss float64
+	if len(idx) < parallelLossRows {
+		for _, i := range idx {
+			loss += term(i)
+		}
+		return loss / float64(len(idx))
+	}
+	// Many rows: the terms in parallel, summed in order (the same bits).
+	terms := make([]float64, len(idx))
+	tensor.Parallel(len(idx), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			terms[r] = term(idx[r])
+		}
+	})
+	for _, v := range terms {
+		loss += v
 	}
 	return loss / float64(len(idx))
+}
+
+// parallelLossRows is the number of rows from which the cross-entropy
+// splits its rows over goroutines.
+const parallelLossRows = 4096
+
+// distinct reports whether idx (values in [0, n)) has no repeated value.
+func distinct(idx []int, n int) bool {
+	seen := make([]bool, n)
+	for _, i := range idx {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
 }
