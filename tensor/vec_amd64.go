@@ -44,6 +44,9 @@ func spmmRowSeqAVX2(out, x, vals *float32, idx *int32, nnz, n, w int, acc bool) 
 func dot4AVX2(x, y *float32, stride, n int, buf *[32]float32) // n a multiple of 16
 
 //go:noescape
+func prefetchRowsAsm(base *float32, stride int, idx *int32, n, lines int)
+
+//go:noescape
 func gemm2x32AVX2(out, a, b *float32, k, n int, acc bool)
 
 //go:noescape
@@ -391,3 +394,23 @@ func matMulNarrowVec(dst, a, b *Dense, acc bool, lo, hi int) bool {
 	}
 	return true
 }
+
+// PrefetchRows asks the CPU to start loading the rows idx of the row-major
+// matrix data (stride floats per row, each of at least width floats) into
+// its caches, so that a later pass over them, in a random order that the
+// hardware prefetcher cannot guess, does not wait for memory row by row.
+// It changes no value; rows outside data are skipped.
+func PrefetchRows(data []float32, stride, width int, idx []int32) {
+	if len(idx) == 0 || stride <= 0 || width <= 0 {
+		return
+	}
+	rows := len(data) / stride
+	for _, c := range idx {
+		if int(c) < 0 || int(c) >= rows {
+			return
+		}
+	}
+	lines := (width*4 + 63) / 64
+	prefetchRowsAsm(&data[0], stride, &idx[0], len(idx), lines)
+}
+

@@ -713,3 +713,38 @@ dot4done:
 	VMOVUPS Y6, 96(DX)
 	VZEROUPPER
 	RET
+
+// func prefetchRowsAsm(base *float32, stride int, idx *int32, n, lines int)
+// Asks the CPU to load, into all cache levels, lines 64-byte lines from
+// the start of row idx[i] (stride floats per row) of base, for i < n.
+TEXT ·prefetchRowsAsm(SB), NOSPLIT, $0-40
+	MOVQ base+0(FP), SI
+	MOVQ stride+8(FP), BX
+	MOVQ idx+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ lines+32(FP), R9
+	SHLQ $2, BX
+	XORQ R10, R10
+
+pfrow:
+	CMPQ    R10, CX
+	JGE     pfdone
+	MOVLQSX (R8)(R10*4), AX
+	IMULQ   BX, AX
+	ADDQ    SI, AX
+	MOVQ    R9, DX
+
+pfline:
+	TESTQ      DX, DX
+	JLE        pfnext
+	PREFETCHT0 (AX)
+	ADDQ       $64, AX
+	DECQ       DX
+	JMP        pfline
+
+pfnext:
+	INCQ R10
+	JMP  pfrow
+
+pfdone:
+	RET

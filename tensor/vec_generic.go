@@ -30,3 +30,7 @@ func spmmRowsSeq(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool { retu
 
 // matMulBTRows has no specialised path in the portable build.
 func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool { return false }
+
+// PrefetchRows is a hint the portable build does not give (it changes no
+// value).
+func PrefetchRows(data []float32, stride, width int, idx []int32) {}

@@ -284,3 +284,6 @@ func spmmRowsSeq(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool { retu
 // matMulBTRows is the default build's assembly path (four dot products per
 // pass); this build keeps one dot call per element (the same bits).
 func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool { return false }
+
+// PrefetchRows is a hint this build does not give (it changes no value).
+func PrefetchRows(data []float32, stride, width int, idx []int32) {}
