@@ -413,4 +413,3 @@ func PrefetchRows(data []float32, stride, width int, idx []int32) {
 	lines := (width*4 + 63) / 64
 	prefetchRowsAsm(&data[0], stride, &idx[0], len(idx), lines)
 }
-
