@@ -399,9 +399,11 @@ func matMulNarrowVec(dst, a, b *Dense, acc bool, lo, hi int) bool {
 // matrix data (stride floats per row, each of at least width floats) into
 // its caches, so that a later pass over them, in a random order that the
 // hardware prefetcher cannot guess, does not wait for memory row by row.
-// It changes no value; rows outside data are skipped.
+// It changes no value; rows outside data are skipped, and so is a matrix
+// small enough to stay in the caches (below prefetchMin floats), where the
+// hint would only cost time.
 func PrefetchRows(data []float32, stride, width int, idx []int32) {
-	if len(idx) == 0 || stride <= 0 || width <= 0 {
+	if len(idx) == 0 || stride <= 0 || width <= 0 || len(data) < prefetchMin {
 		return
 	}
 	rows := len(data) / stride
@@ -413,3 +415,6 @@ func PrefetchRows(data []float32, stride, width int, idx []int32) {
 	lines := (width*4 + 63) / 64
 	prefetchRowsAsm(&data[0], stride, &idx[0], len(idx), lines)
 }
+
+// prefetchMin is the size (floats, 8 MiB) from which PrefetchRows prefetches.
+const prefetchMin = 1 << 21
