@@ -748,3 +748,50 @@ pfnext:
 
 pfdone:
 	RET
+
+// func dotTail4SSE(x, y *float32, stride, n int, buf *[16]float32)
+// The four partial sums of dotGeneric(x, y_r) over its first n elements
+// (n a multiple of 4), y_r = y + r·stride (r = 0..3): lane l of buf[4r:]
+// sums x[i]·y_r[i] for i ≡ l (mod 4) in order, each product rounded before
+// it is added, as dotGeneric's s0..s3 do.
+TEXT ·dotTail4SSE(SB), NOSPLIT, $0-40
+	MOVQ   x+0(FP), SI
+	MOVQ   y+8(FP), R8
+	MOVQ   stride+16(FP), AX
+	MOVQ   n+24(FP), CX
+	MOVQ   buf+32(FP), DX
+	SHLQ   $2, AX
+	LEAQ   (R8)(AX*1), R9
+	LEAQ   (R9)(AX*1), R10
+	LEAQ   (R10)(AX*1), R11
+	VXORPS X0, X0, X0
+	VXORPS X1, X1, X1
+	VXORPS X2, X2, X2
+	VXORPS X3, X3, X3
+
+tail4loop:
+	CMPQ    CX, $4
+	JLT     tail4done
+	VMOVUPS (SI), X8
+	VMULPS  (R8), X8, X4
+	VMULPS  (R9), X8, X5
+	VMULPS  (R10), X8, X6
+	VMULPS  (R11), X8, X7
+	VADDPS  X4, X0, X0
+	VADDPS  X5, X1, X1
+	VADDPS  X6, X2, X2
+	VADDPS  X7, X3, X3
+	ADDQ    $16, SI
+	ADDQ    $16, R8
+	ADDQ    $16, R9
+	ADDQ    $16, R10
+	ADDQ    $16, R11
+	SUBQ    $4, CX
+	JMP     tail4loop
+
+tail4done:
+	VMOVUPS X0, (DX)
+	VMOVUPS X1, 16(DX)
+	VMOVUPS X2, 32(DX)
+	VMOVUPS X3, 48(DX)
+	RET
