@@ -129,7 +129,10 @@ func (t *Tape) CrossEntropy(logits *Var, idx []int, labels []int32) *Var {
 			rows(idx)
 			return
 		}
-		tensor.Parallel(len(idx), func(lo, hi int) { rows(idx[lo:hi]) })
+		tensor.Parallel(len(idx), func(lo, hi int) {
+			tensor.ClearUpper() // math.Exp is SSE code
+			rows(idx[lo:hi])
+		})
 	}, logits)
 	return out
 }
@@ -167,6 +170,7 @@ func CrossEntropyValue(logits *tensor.Dense, idx []int, labels []int32) float64 
 	// Many rows: the terms in parallel, summed in order (the same bits).
 	terms := make([]float64, len(idx))
 	tensor.Parallel(len(idx), func(lo, hi int) {
+		tensor.ClearUpper() // math.Exp is SSE code
 		for r := lo; r < hi; r++ {
 			terms[r] = term(idx[r])
 		}
