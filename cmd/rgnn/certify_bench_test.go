@@ -31,7 +31,7 @@ func BenchmarkCertifySample(b *testing.B) {
 				"--temperature", "0.5", "--weights", w, "--binary-attr", "--split-seed", "0",
 				"--p-add", "0", "--p-del", "0.4", "--samples", fmt.Sprint(samples), "--pre-samples", fmt.Sprint(pre), "--json"}
 			if tc.eps != "" {
-				args = append(args, "--ppr-eps", tc.eps)
+				args = append(args, "--sample-ppr-eps", tc.eps)
 			}
 			cpu0 := processCPU()
 			for b.Loop() {
