@@ -24,6 +24,8 @@ type candidate struct {
 type topKSelector struct {
 	vals []float64
 	pool []candidate
+	keys []uint64
+	out  []candidate
 }
 
 // selectTopK returns the k entries of row with the largest values, ordered by
@@ -55,9 +57,28 @@ func (s *topKSelector) selectTopK(row []candidate, k int) []candidate {
 			s.pool = append(s.pool, c)
 		}
 	}
-	out := regroupTies(s.pool, tol)[:k]
-	slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(a.col, b.col) })
-	return out
+	if len(s.pool) == k {
+		// No value below the k-th lies within tol of it (the common case):
+		// the pool is the selection whatever regroupTies' order.
+		return s.byColumn(s.pool)
+	}
+	return s.byColumn(regroupTies(s.pool, tol)[:k])
+}
+
+// byColumn returns c sorted by column ascending (columns are distinct and
+// nonnegative), in s.out: an integer sort of (column, position) keys, much
+// cheaper than sorting the pairs through a comparison function.
+func (s *topKSelector) byColumn(c []candidate) []candidate {
+	s.keys = s.keys[:0]
+	for i, e := range c {
+		s.keys = append(s.keys, uint64(uint32(e.col))<<32|uint64(i))
+	}
+	slices.Sort(s.keys)
+	s.out = s.out[:0]
+	for _, key := range s.keys {
+		s.out = append(s.out, c[uint32(key)])
+	}
+	return s.out
 }
 
 // regroupTies sorts c by value descending (exact ties: column ascending) and
