@@ -46,8 +46,16 @@ func ApproxGDC(a *tensor.CSR, alpha float64, k int, eps float64) (*tensor.CSR, e
 	if kk < 1 || kk > n {
 		kk = n
 	}
+	run := newPushRun(g, alpha, eps)
+	if kk < n {
+		// Fixed slots of kk entries per row, written in place (TopKPPR's
+		// layout and arithmetic), instead of two allocations per row.
+		out := &topKRows{kk: kk, count: make([]int32, n), cols: make([]int32, n*kk), vals: make([]float32, n*kk)}
+		pushTopK(run, nil, kk, runtime.GOMAXPROCS(0), out.set)
+		return out.csr(n), nil
+	}
 	res := newRowResults(n, kk)
-	pushTopK(newPushRun(g, alpha, eps), nil, kk, runtime.GOMAXPROCS(0), res.set)
+	pushTopK(run, nil, kk, runtime.GOMAXPROCS(0), res.set)
 	return res.csr(), nil
 }
 
