@@ -214,9 +214,22 @@ func (w *pushWorker) candidates(isqrt []float64, self int, scale, keep float64) 
 		}
 	}
 	if w.dense {
-		for v, pv := range w.p {
-			emit(v, scale*pv)
+		// Every node to the next free slot, the length advancing for
+		// positive values: no data-dependent branch over the n nodes.
+		n := len(w.p)
+		if cap(w.row) < n {
+			w.row = make([]candidate, 0, n)
 		}
+		row, m := w.row[:n], 0
+		for v, pv := range w.p {
+			pv *= scale
+			if v == self {
+				pv += keep
+			}
+			row[m] = candidate{col: int32(v), val: pv * isqrt[v]}
+			m += b2i(pv > 0)
+		}
+		w.row = row[:m]
 		return w.row
 	}
 	selfSeen := self < 0
@@ -305,9 +318,7 @@ func (w *pushWorker) push(g *pushGraph, u int) {
 		w.drainDense(g)
 		reached := 0
 		for _, pv := range w.p {
-			if pv > 0 {
-				reached++
-			}
+			reached += b2i(pv > 0)
 		}
 		w.nextDense = reached > n/denseFrac
 	} else {
