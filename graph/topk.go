@@ -42,8 +42,8 @@ func (s *topKSelector) selectTopK(row []candidate, k int) []candidate {
 	if k <= 0 || len(row) == 0 {
 		return row[:0]
 	}
-	if k > len(row) {
-		k = len(row)
+	if k >= len(row) {
+		return s.byColumn(row) // everything is selected
 	}
 	// k-th largest value by quickselect on a copy of the values.
 	s.vals = s.vals[:0]
