@@ -266,7 +266,7 @@ type pushWorker struct {
 }
 
 // denseFrac: dense mode when more than n/denseFrac nodes were reached.
-const denseFrac = 8
+const denseFrac = 4
 
 // pushNode keeps what the inner loop reads per neighbour together: the
 // residual and its push threshold eps·d̃.
