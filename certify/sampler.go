@@ -46,6 +46,8 @@ type Sampler struct {
 	adj    *tensor.CSR // base adjacency (symmetric)
 	feats  *tensor.CSR // base features (binary if attributes are perturbed)
 	params SampleParams
+	// upper[i] is the position of row i's first entry above the diagonal.
+	upper []int
 }
 
 // NewSampler validates the base graph (square symmetric adjacency without
@@ -90,7 +92,16 @@ func NewSampler(adj, feats *tensor.CSR, p SampleParams) (*Sampler, error) {
 			}
 		}
 	}
-	return &Sampler{n: adj.Rows, adj: adj, feats: feats, params: p}, nil
+	upper := make([]int, adj.Rows)
+	for i := range upper {
+		lo, hi := adj.RowRange(i)
+		k := lo
+		for k < hi && int(adj.Indices[k]) < i { // no self loops
+			k++
+		}
+		upper[i] = k
+	}
+	return &Sampler{n: adj.Rows, adj: adj, feats: feats, params: p, upper: upper}, nil
 }
 
 // Params returns the flip probabilities.
@@ -181,11 +192,9 @@ func (s *Sampler) sampleAdj(rng *rand.Rand) *tensor.CSR {
 	// Kept edges of the upper triangle, row by row (deletions).
 	keep := make([]bool, s.adj.Nnz())
 	for i := range n {
-		lo, hi := s.adj.RowRange(i)
-		for k := lo; k < hi; k++ {
-			if int(s.adj.Indices[k]) > i {
-				keep[k] = s.params.PMinusAdj == 0 || rng.Float64() >= s.params.PMinusAdj
-			}
+		_, hi := s.adj.RowRange(i)
+		for k := s.upper[i]; k < hi; k++ {
+			keep[k] = s.params.PMinusAdj == 0 || rng.Float64() >= s.params.PMinusAdj
 		}
 	}
 	// Additions: successes over the n(n−1)/2 upper-triangle pairs in
@@ -207,33 +216,32 @@ func (s *Sampler) sampleAdj(rng *rand.Rand) *tensor.CSR {
 		addI = append(addI, int32(row))
 		addJ = append(addJ, int32(j))
 	}
-	// Assemble the symmetric result: count, then fill. Pairs are visited in
-	// row-major order with ascending columns, which leaves every row sorted
-	// (entries (r, i<r) arrive before (r, j>r)).
-	counts := make([]int, n+1)
-	visit := func(fn func(i, j int32)) {
-		a := 0
-		for i := range n {
-			lo, hi := s.adj.RowRange(i)
-			k := lo
-			for k < hi && int(s.adj.Indices[k]) <= i {
-				k++
+	// The upper-triangle pairs of the result in row-major order with
+	// ascending columns: kept edges merged with the additions.
+	pi := make([]int32, 0, s.adj.Nnz()/2+len(addI))
+	pj := make([]int32, 0, cap(pi))
+	a := 0
+	for i := range n {
+		k, hi := s.upper[i], s.adj.Indptr[i+1]
+		for k < hi || a < len(addI) && int(addI[a]) == i {
+			if a < len(addI) && int(addI[a]) == i && (k >= hi || addJ[a] < s.adj.Indices[k]) {
+				pi, pj = append(pi, int32(i)), append(pj, addJ[a])
+				a++
+				continue
 			}
-			// merge kept (i, Indices[k..hi)) with added (i, addJ[a..])
-			for k < hi || a < len(addI) && int(addI[a]) == i {
-				if a < len(addI) && int(addI[a]) == i && (k >= hi || addJ[a] < s.adj.Indices[k]) {
-					fn(int32(i), addJ[a])
-					a++
-					continue
-				}
-				if keep[k] {
-					fn(int32(i), s.adj.Indices[k])
-				}
-				k++
+			if keep[k] {
+				pi, pj = append(pi, int32(i)), append(pj, s.adj.Indices[k])
 			}
+			k++
 		}
 	}
-	visit(func(i, j int32) { counts[i+1]++; counts[j+1]++ })
+	// Assemble the symmetric result: count, then fill in that order, which
+	// leaves every row sorted (entries (r, i<r) arrive before (r, j>r)).
+	counts := make([]int, n+1)
+	for e, i := range pi {
+		counts[i+1]++
+		counts[pj[e]+1]++
+	}
 	for i := range n {
 		counts[i+1] += counts[i]
 	}
@@ -241,12 +249,13 @@ func (s *Sampler) sampleAdj(rng *rand.Rand) *tensor.CSR {
 	out := &tensor.CSR{Rows: n, Cols: n, Indptr: counts, Indices: make([]int32, nnz), Values: make([]float32, nnz)}
 	fill := make([]int, n)
 	copy(fill, counts[:n])
-	visit(func(i, j int32) {
+	for e, i := range pi {
+		j := pj[e]
 		out.Indices[fill[i]] = j
 		fill[i]++
 		out.Indices[fill[j]] = i
 		fill[j]++
-	})
+	}
 	for k := range out.Values {
 		out.Values[k] = 1
 	}

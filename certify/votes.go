@@ -14,7 +14,8 @@ import (
 )
 
 // Predictor is a base classifier: it predicts the class of every node of a
-// (randomly perturbed) graph. A Predictor may keep scratch state; Votes
+// (randomly perturbed) graph. A Predictor may keep scratch state, the
+// returned slice included (Votes reads it before the next call); Votes
 // gives every worker its own.
 type Predictor interface {
 	Predict(adj, feats *tensor.CSR) ([]int32, error)

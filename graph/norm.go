@@ -12,38 +12,49 @@ import (
 // k of the result copies, or -1 for an added loop, so gradients with respect
 // to the result's values can be routed back to a's values.
 func AddRemainingSelfLoops(a *tensor.CSR, fill float32) (out *tensor.CSR, src []int) {
+	return addSelfLoops(a, fill, true)
+}
+
+// addSelfLoops is AddRemainingSelfLoops; src is nil unless withSrc.
+func addSelfLoops(a *tensor.CSR, fill float32, withSrc bool) (out *tensor.CSR, src []int) {
 	n := a.Rows
+	has := make([]bool, n)
 	added := 0
 	for i := 0; i < n; i++ {
-		if _, ok := a.Find(i, i); !ok {
+		_, has[i] = a.Find(i, i)
+		if !has[i] {
 			added++
 		}
 	}
+	nnz := a.Nnz() + added
 	out = &tensor.CSR{Rows: n, Cols: a.Cols, Indptr: make([]int, n+1),
-		Indices: make([]int32, 0, a.Nnz()+added), Values: make([]float32, 0, a.Nnz()+added)}
-	src = make([]int, 0, a.Nnz()+added)
+		Indices: make([]int32, nnz), Values: make([]float32, nnz)}
+	if withSrc {
+		src = make([]int, nnz)
+	}
+	m := 0
+	put := func(c int32, v float32, k int) {
+		out.Indices[m], out.Values[m] = c, v
+		if withSrc {
+			src[m] = k
+		}
+		m++
+	}
 	for i := 0; i < n; i++ {
 		lo, hi := a.Indptr[i], a.Indptr[i+1]
-		_, has := a.Find(i, i)
-		placed := has
+		placed := has[i]
 		for k := lo; k < hi; k++ {
 			c := a.Indices[k]
 			if !placed && int(c) > i {
-				out.Indices = append(out.Indices, int32(i))
-				out.Values = append(out.Values, fill)
-				src = append(src, -1)
+				put(int32(i), fill, -1)
 				placed = true
 			}
-			out.Indices = append(out.Indices, c)
-			out.Values = append(out.Values, a.Values[k])
-			src = append(src, k)
+			put(c, a.Values[k], k)
 		}
 		if !placed {
-			out.Indices = append(out.Indices, int32(i))
-			out.Values = append(out.Values, fill)
-			src = append(src, -1)
+			put(int32(i), fill, -1)
 		}
-		out.Indptr[i+1] = len(out.Indices)
+		out.Indptr[i+1] = m
 	}
 	return out, src
 }
@@ -53,14 +64,19 @@ func AddRemainingSelfLoops(a *tensor.CSR, fill float32) (out *tensor.CSR, src []
 // COLUMN sum of a (PyG: deg = scatter_add(w, col)). Degrees that are zero
 // give weight 0 (PyG masks inf to 0). It also returns d^{-1/2}.
 func GCNNormValues(a *tensor.CSR) (vals []float32, dinv []float64) {
+	return gcnNormValues(a, make([]float32, a.Nnz()))
+}
+
+// gcnNormValues is GCNNormValues writing into vals (which may be
+// a.Values: every entry is read before it is written).
+func gcnNormValues(a *tensor.CSR, vals []float32) ([]float32, []float64) {
 	deg := a.ColSums()
-	dinv = make([]float64, len(deg))
+	dinv := make([]float64, len(deg))
 	for i, d := range deg {
 		if d > 0 {
 			dinv[i] = 1 / math.Sqrt(d)
 		}
 	}
-	vals = make([]float32, a.Nnz())
 	for r := 0; r < a.Rows; r++ {
 		for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
 			vals[k] = float32(dinv[r] * float64(a.Values[k]) * dinv[a.Indices[k]])
@@ -72,8 +88,7 @@ func GCNNormValues(a *tensor.CSR) (vals []float32, dinv []float64) {
 // GCNNorm is PyG's gcn_norm with add_self_loops=True, improved=False:
 // remaining self loops of weight 1, column degrees, symmetric scaling.
 func GCNNorm(a *tensor.CSR) *tensor.CSR {
-	s, _ := AddRemainingSelfLoops(a, 1)
-	vals, _ := GCNNormValues(s)
-	s.Values = vals
+	s, _ := addSelfLoops(a, 1, false)
+	gcnNormValues(s, s.Values) // the copy's values are its own
 	return s
 }

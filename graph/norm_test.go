@@ -2,6 +2,7 @@ package graph
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -35,5 +36,34 @@ func TestGCNNorm(t *testing.T) {
 	_, src := AddRemainingSelfLoops(a, 1)
 	if src[0] != -1 || src[len(src)-1] != 4 {
 		t.Errorf("self-loop source map %v", src)
+	}
+}
+
+// TestGCNNormInPlace: GCNNorm (self loops without the source map, values
+// normalised in place) gives the bits of AddRemainingSelfLoops followed by
+// GCNNormValues, on a weighted graph where some nodes have self loops.
+func TestGCNNormInPlace(t *testing.T) {
+	var es []tensor.Entry
+	for i := range 60 {
+		for j := range 60 {
+			if (i*7+j*13)%11 == 0 {
+				es = append(es, tensor.Entry{Row: int32(i), Col: int32(j), Val: float32(1+(i+j)%5) / 3})
+			}
+		}
+	}
+	a, err := tensor.FromCOO(60, 60, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, src := AddRemainingSelfLoops(a, 1)
+	vals, _ := GCNNormValues(s)
+	got := GCNNorm(a)
+	if !slices.Equal(got.Indptr, s.Indptr) || !slices.Equal(got.Indices, s.Indices) || len(src) != s.Nnz() {
+		t.Fatal("structure differs")
+	}
+	for k := range vals {
+		if math.Float32bits(got.Values[k]) != math.Float32bits(vals[k]) {
+			t.Fatalf("entry %d: %v, want %v", k, got.Values[k], vals[k])
+		}
 	}
 }

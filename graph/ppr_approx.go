@@ -46,8 +46,16 @@ func ApproxGDC(a *tensor.CSR, alpha float64, k int, eps float64) (*tensor.CSR, e
 	if kk < 1 || kk > n {
 		kk = n
 	}
+	run := newPushRun(g, alpha, eps)
+	if kk < n {
+		// Fixed slots of kk entries per row, written in place (TopKPPR's
+		// layout and arithmetic), instead of two allocations per row.
+		out := &topKRows{kk: kk, count: make([]int32, n), cols: make([]int32, n*kk), vals: make([]float32, n*kk)}
+		pushTopK(run, nil, kk, runtime.GOMAXPROCS(0), out.set)
+		return out.csr(n), nil
+	}
 	res := newRowResults(n, kk)
-	pushTopK(newPushRun(g, alpha, eps), nil, kk, runtime.GOMAXPROCS(0), res.set)
+	pushTopK(run, nil, kk, runtime.GOMAXPROCS(0), res.set)
 	return res.csr(), nil
 }
 
@@ -206,9 +214,22 @@ func (w *pushWorker) candidates(isqrt []float64, self int, scale, keep float64) 
 		}
 	}
 	if w.dense {
-		for v, pv := range w.p {
-			emit(v, scale*pv)
+		// Every node to the next free slot, the length advancing for
+		// positive values: no data-dependent branch over the n nodes.
+		n := len(w.p)
+		if cap(w.row) < n {
+			w.row = make([]candidate, 0, n)
 		}
+		row, m := w.row[:n], 0
+		for v, pv := range w.p {
+			pv *= scale
+			if v == self {
+				pv += keep
+			}
+			row[m] = candidate{col: int32(v), val: pv * isqrt[v]}
+			m += b2i(pv > 0)
+		}
+		w.row = row[:m]
 		return w.row
 	}
 	selfSeen := self < 0
@@ -233,7 +254,10 @@ type pushWorker struct {
 	node    []pushNode
 	seen    []bool
 	touched []int32
-	queue   []int32
+	// queue is a FIFO ring (a power of two > n slots, so the slot at the
+	// tail is always free) holding the nodes from head to tail.
+	queue      []int32
+	head, tail int
 	// dense is the mode of the last push (how to read and reset p),
 	// nextDense the mode of the next one.
 	dense, nextDense bool
@@ -242,7 +266,7 @@ type pushWorker struct {
 }
 
 // denseFrac: dense mode when more than n/denseFrac nodes were reached.
-const denseFrac = 8
+const denseFrac = 4
 
 // pushNode keeps what the inner loop reads per neighbour together: the
 // residual and its push threshold eps·d̃.
@@ -251,7 +275,8 @@ type pushNode struct {
 }
 
 func newPushWorker(n int, thresh []float64) *pushWorker {
-	w := &pushWorker{p: make([]float64, n), node: make([]pushNode, n), seen: make([]bool, n)}
+	w := &pushWorker{p: make([]float64, n), node: make([]pushNode, n), seen: make([]bool, n),
+		touched: make([]int32, 0, n+1), queue: make([]int32, ringSize(n))}
 	for v := range w.node {
 		w.node[v].thr = thresh[v]
 	}
@@ -288,14 +313,12 @@ func (w *pushWorker) push(g *pushGraph, u int) {
 	w.dense = w.nextDense
 	w.touched = w.touched[:0]
 	w.node[u].r = 1
-	w.queue = append(w.queue[:0], int32(u))
+	w.queue[0], w.head, w.tail = int32(u), 0, 1
 	if w.dense {
 		w.drainDense(g)
 		reached := 0
 		for _, pv := range w.p {
-			if pv > 0 {
-				reached++
-			}
+			reached += b2i(pv > 0)
 		}
 		w.nextDense = reached > n/denseFrac
 	} else {
@@ -306,11 +329,20 @@ func (w *pushWorker) push(g *pushGraph, u int) {
 	}
 }
 
-// drainSparse empties the queue, tracking touched nodes.
+// drainSparse empties the queue, tracking touched nodes. The loop over a
+// row's neighbours has no data-dependent branch: every neighbour is
+// written to the free slots after touched and after the queue's tail, and
+// the lengths advance by the conditions (first touch; residual crossing
+// the threshold). Updates, their order and the queue order are those of
+// the branching loop.
 func (w *pushWorker) drainSparse(g *pushGraph) {
 	node, seen, p := w.node, w.seen, w.p
-	for head := 0; head < len(w.queue); head++ {
-		v := w.queue[head]
+	queue, mask := w.queue, len(w.queue)-1
+	touched, nt := w.touched[:cap(w.touched)], len(w.touched) // capacity n+1: one free slot
+	head, tail := w.head, w.tail
+	for head != tail {
+		v := queue[head&mask]
+		head++
 		rv := node[v].r
 		node[v].r = 0
 		p[v] += g.keep[v] * rv
@@ -322,23 +354,25 @@ func (w *pushWorker) drainSparse(g *pushGraph) {
 			old := nd.r
 			nr := old + rv*sc[j]
 			nd.r = nr
-			if old == 0 && !seen[x] {
-				seen[x] = true
-				w.touched = append(w.touched, x)
-			}
-			if nr >= nd.thr && old < nd.thr {
-				w.queue = append(w.queue, x)
-			}
+			touched[nt] = x
+			nt += b2i(old == 0) & b2i(!seen[x])
+			seen[x] = true
+			queue[tail&mask] = x
+			tail += b2i(nr >= nd.thr) & b2i(old < nd.thr)
 		}
-		head = w.compactQueue(head)
 	}
+	w.touched, w.head, w.tail = touched[:nt], head, tail
 }
 
-// drainDense empties the queue without tracking touched nodes.
+// drainDense empties the queue without tracking touched nodes (branch-free
+// as drainSparse).
 func (w *pushWorker) drainDense(g *pushGraph) {
 	node, p := w.node, w.p
-	for head := 0; head < len(w.queue); head++ {
-		v := w.queue[head]
+	queue, mask := w.queue, len(w.queue)-1
+	head, tail := w.head, w.tail
+	for head != tail {
+		v := queue[head&mask]
+		head++
 		rv := node[v].r
 		node[v].r = 0
 		p[v] += g.keep[v] * rv
@@ -350,22 +384,28 @@ func (w *pushWorker) drainDense(g *pushGraph) {
 			old := nd.r
 			nr := old + rv*sc[j]
 			nd.r = nr
-			if nr >= nd.thr && old < nd.thr {
-				w.queue = append(w.queue, x)
-			}
+			queue[tail&mask] = x
+			tail += b2i(nr >= nd.thr) & b2i(old < nd.thr)
 		}
-		head = w.compactQueue(head)
 	}
+	w.head, w.tail = head, tail
 }
 
-// compactQueue keeps the queue's memory bounded by its live part (at most
-// n entries, as a node is queued at most once at a time) and returns the
-// new position of head.
-func (w *pushWorker) compactQueue(head int) int {
-	if head > 4096 && head > len(w.queue)/2 {
-		live := copy(w.queue, w.queue[head+1:])
-		w.queue = w.queue[:live]
-		return -1
+// ringSize is the queue's ring length: the smallest power of two above n
+// (at most n nodes are queued at a time, as a node is queued only while
+// its residual is at least its threshold, so the slot at the tail is free).
+func ringSize(n int) int {
+	s := 1
+	for s <= n {
+		s *= 2
 	}
-	return head
+	return s
+}
+
+// b2i is 1 for true, 0 for false (compiled without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

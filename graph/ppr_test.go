@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -362,6 +363,61 @@ func TestTopKSelector(t *testing.T) {
 		slices.SortFunc(ref, func(a, b candidate) int { return int(a.col - b.col) })
 		if !slices.Equal(got, ref) {
 			t.Fatalf("trial %d: got %v, want %v", trial, got, ref)
+		}
+	}
+}
+
+// selectTopKBefore is selectTopK as it was before the shortcut for pools of
+// exactly k candidates and the integer column sort: the reference for
+// TestTopKSelectorSameAsBefore.
+func selectTopKBefore(row []candidate, k int) []candidate {
+	if k <= 0 || len(row) == 0 {
+		return row[:0]
+	}
+	k = min(k, len(row))
+	vals := make([]float64, 0, len(row))
+	rowMax := math.Inf(-1)
+	for _, c := range row {
+		vals = append(vals, c.val)
+		rowMax = max(rowMax, c.val)
+	}
+	kth := KthLargest(vals, k)
+	tol := tieRel * math.Abs(rowMax)
+	var pool []candidate
+	for _, c := range row {
+		if c.val >= kth-tol {
+			pool = append(pool, c)
+		}
+	}
+	out := regroupTies(pool, tol)[:k]
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(a.col, b.col) })
+	return out
+}
+
+// TestTopKSelectorSameAsBefore: rows in arbitrary column order (columns
+// dense or far apart) with exact ties, ties within tieRel and distinct
+// values select what the previous implementation selected.
+func TestTopKSelectorSameAsBefore(t *testing.T) {
+	var s topKSelector
+	r := rand.New(rand.NewPCG(7, 9))
+	for trial := range 3000 {
+		n := 1 + r.IntN(300)
+		row := make([]candidate, n)
+		for i, c := range r.Perm(4 * n)[:n] {
+			v := r.Float64()
+			switch r.IntN(4) {
+			case 0:
+				v = float64(r.IntN(6)) / 8 // exact ties
+			case 1:
+				v = 0.5 + float64(r.IntN(3))*1e-12 // within tieRel of each other
+			}
+			row[i] = candidate{int32(c * (1 + 999*(trial%2))), v} // odd trials: columns far apart
+		}
+		k := 1 + r.IntN(n+5)
+		got := slices.Clone(s.selectTopK(slices.Clone(row), k))
+		want := selectTopKBefore(slices.Clone(row), k)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (n %d, k %d): got %v, want %v", trial, n, k, got, want)
 		}
 	}
 }

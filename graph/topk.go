@@ -3,6 +3,7 @@ package graph
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -24,6 +25,12 @@ type candidate struct {
 type topKSelector struct {
 	vals []float64
 	pool []candidate
+	keys []uint64
+	out  []candidate
+	// mark has one bit per column of the range byColumn scans, val the
+	// value of every marked column.
+	mark []uint64
+	val  []float64
 }
 
 // selectTopK returns the k entries of row with the largest values, ordered by
@@ -35,8 +42,8 @@ func (s *topKSelector) selectTopK(row []candidate, k int) []candidate {
 	if k <= 0 || len(row) == 0 {
 		return row[:0]
 	}
-	if k > len(row) {
-		k = len(row)
+	if k >= len(row) {
+		return s.byColumn(row) // everything is selected
 	}
 	// k-th largest value by quickselect on a copy of the values.
 	s.vals = s.vals[:0]
@@ -55,9 +62,67 @@ func (s *topKSelector) selectTopK(row []candidate, k int) []candidate {
 			s.pool = append(s.pool, c)
 		}
 	}
-	out := regroupTies(s.pool, tol)[:k]
-	slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(a.col, b.col) })
-	return out
+	if len(s.pool) == k {
+		// No value below the k-th lies within tol of it (the common case):
+		// the pool is the selection whatever regroupTies' order.
+		return s.byColumn(s.pool)
+	}
+	return s.byColumn(regroupTies(s.pool, tol)[:k])
+}
+
+// byColumn returns c sorted by column ascending (columns are distinct and
+// nonnegative), in s.out. When the columns span few 64-bit words per entry
+// they are marked in a bitmap over their range and read back in order;
+// otherwise (column, position) keys are sorted as integers. Both are much
+// cheaper than sorting the pairs through a comparison function.
+func (s *topKSelector) byColumn(c []candidate) []candidate {
+	s.out = s.out[:0]
+	if len(c) == 0 {
+		return s.out
+	}
+	lo, hi := c[0].col, c[0].col
+	for _, e := range c {
+		lo, hi = min(lo, e.col), max(hi, e.col)
+	}
+	base := int(lo) &^ 63
+	words := (int(hi)-base)/64 + 1
+	if words > 4*len(c) {
+		return s.byColumnSort(c)
+	}
+	if len(s.mark) < words {
+		s.mark = make([]uint64, words)
+	}
+	if len(s.val) < words*64 {
+		s.val = make([]float64, words*64)
+	}
+	mark, val := s.mark[:words], s.val[:words*64]
+	for _, e := range c {
+		j := int(e.col) - base
+		mark[j/64] |= 1 << (j % 64)
+		val[j] = e.val
+	}
+	for w, m := range mark {
+		for m != 0 {
+			j := w*64 + bits.TrailingZeros64(m)
+			m &= m - 1
+			s.out = append(s.out, candidate{col: int32(base + j), val: val[j]})
+		}
+		mark[w] = 0
+	}
+	return s.out
+}
+
+// byColumnSort is byColumn by sorting (column, position) keys.
+func (s *topKSelector) byColumnSort(c []candidate) []candidate {
+	s.keys = s.keys[:0]
+	for i, e := range c {
+		s.keys = append(s.keys, uint64(uint32(e.col))<<32|uint64(i))
+	}
+	slices.Sort(s.keys)
+	for _, key := range s.keys {
+		s.out = append(s.out, c[uint32(key)])
+	}
+	return s.out
 }
 
 // regroupTies sorts c by value descending (exact ties: column ascending) and

@@ -41,11 +41,20 @@ func (m *APPNP) Preprocess(adj, x *tensor.CSR) (*Graph, error) {
 
 // Forward implements Model.
 func (m *APPNP) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
-	h := tp.ReLU(tp.SparseX(x, tp.Param(m.w1)))
+	return m.propagate(tp, g, m.mlp(tp, x, mode))
+}
+
+// mlp is the two-layer MLP on the feature rows of x.
+func (m *APPNP) mlp(tp *autograd.Tape, x *autograd.Sparse, mode Mode) *autograd.Var {
+	h := tp.ReLU(xw1(tp, x, m.w1))
 	if mode.Train {
 		h = tp.Dropout(h, m.dropout, mode.Seed)
 	}
-	h = tp.MatMul(h, tp.Param(m.w2))
+	return tp.MatMul(h, tp.Param(m.w2))
+}
+
+// propagate runs the K steps of PPR propagation from the MLP's output h.
+func (m *APPNP) propagate(tp *autograd.Tape, g *Graph, h *autograd.Var) *autograd.Var {
 	z := h
 	teleport := tp.Scale(h, float32(m.alpha))
 	for range m.k {

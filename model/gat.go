@@ -104,7 +104,11 @@ func (m *GAT) attend(tp *autograd.Tape, g *Graph, h *autograd.Var, src, dst []*a
 
 // Forward implements Model.
 func (m *GAT) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
-	h := tp.SparseX(x, tp.Param(m.w1))
+	return m.forwardFrom(tp, g, xw1(tp, x, m.w1), mode)
+}
+
+// forwardFrom is Forward after the feature transform h = X·W₁.
+func (m *GAT) forwardFrom(tp *autograd.Tape, g *Graph, h *autograd.Var, mode Mode) *autograd.Var {
 	h = m.attend(tp, g, h, m.att1Src, m.att1Dst, mode, 0)
 	var p float64
 	if mode.Train {

@@ -90,7 +90,11 @@ func (m *GCN) Preprocess(adj, x *tensor.CSR) (*Graph, error) {
 
 // Forward implements Model.
 func (m *GCN) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
-	h := tp.SparseX(x, tp.Param(m.w1))
+	return m.forwardFrom(tp, g, xw1(tp, x, m.w1), mode)
+}
+
+// forwardFrom is Forward after the feature transform h = X·W₁.
+func (m *GCN) forwardFrom(tp *autograd.Tape, g *Graph, h *autograd.Var, mode Mode) *autograd.Var {
 	var p float64
 	if mode.Train {
 		p = m.dropout

@@ -96,7 +96,11 @@ func (m *RGNN) Preprocess(adj, x *tensor.CSR) (*Graph, error) {
 
 // Forward implements Model.
 func (m *RGNN) Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var {
-	h := tp.SparseX(x, tp.Param(m.w1))
+	return m.forwardFrom(tp, g, xw1(tp, x, m.w1), mode)
+}
+
+// forwardFrom is Forward after the feature transform h = X·W₁.
+func (m *RGNN) forwardFrom(tp *autograd.Tape, g *Graph, h *autograd.Var, mode Mode) *autograd.Var {
 	h = tp.AddBias(tp.Aggregate(m.agg1, g.S, g.Vals, h), tp.Param(m.b1))
 	h = tp.ReLU(h)
 	if mode.Train {

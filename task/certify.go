@@ -7,7 +7,6 @@ import (
 
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
-	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
 )
 
@@ -90,13 +89,9 @@ func (s Certify) Sample(ctx context.Context, p *data.Problem, t *Trained, worker
 		if err != nil {
 			return nil, err
 		}
-		return certify.PredictorFunc(func(adj, feats *tensor.CSR) ([]int32, error) {
-			x := p.X
-			if feats != p.Features {
-				x = nil // perturbed attributes
-			}
-			return train.Classify(c.Model, adj, feats, x)
-		}), nil
+		// The weights stay fixed: the feature stage is computed once per
+		// worker, only the graph changes from sample to sample.
+		return certify.PredictorFunc(train.NewClassifier(c.Model, p.Features, p.X).Classify), nil
 	}
 	return certify.Smooth(ctx, sampler, p.NumClasses, certify.SmoothOptions{
 		PreSamples: s.PreSamples, Samples: s.Samples, Seed: uint64(s.Seed), Workers: workers,

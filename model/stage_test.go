@@ -1,0 +1,74 @@
+package model_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+	"github.com/rgnn/rgnn/train"
+)
+
+// TestFeatureStaged: for every model with a feature stage, the forward pass
+// from the stage gives Forward's logits bit for bit, on several graphs with
+// the same features; a train.Classifier predicts what train.Classify does,
+// with the classifier's features and with others. Every model of the GCN
+// family, the robust GNNs, GAT, APPNP and PPRGo has the stage.
+func TestFeatureStaged(t *testing.T) {
+	const n, f, classes = 150, 24, 3
+	rng := rand.New(rand.NewPCG(3, 4))
+	adj, feats := randomGraph(rng, n, 4, f)
+	other, _ := randomGraph(rng, n, 3, f)
+	_, feats2 := randomGraph(rng, n, 1, f)
+	reg := model.Default(testAggregators)
+	for _, name := range reg.Names() {
+		t.Run(name, func(t *testing.T) {
+			m, err := reg.New(name, f, classes, model.Options{Hidden: 16, K: 8, PPREps: 1e-4, Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, ok := m.(model.FeatureStaged)
+			if !ok {
+				if name != "rgcn" {
+					t.Fatalf("%s has no feature stage", name)
+				}
+				return
+			}
+			x := autograd.NewSparse(feats)
+			h := s.FeatureStage(x)
+			h0 := slices.Clone(h.Data)
+			for _, a := range []*tensor.CSR{adj, other} {
+				g, err := m.Preprocess(a, feats)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := m.Forward(autograd.NoGrad(), g, x, model.Mode{}).Value.Data
+				got := s.ForwardStaged(autograd.NoGrad(), g, h).Value.Data
+				if !slices.Equal(got, want) {
+					t.Fatalf("staged logits differ from Forward's")
+				}
+			}
+			if !slices.Equal(h.Data, h0) {
+				t.Fatal("ForwardStaged modified the stage")
+			}
+			c := train.NewClassifier(m, feats, nil)
+			for _, tc := range []struct {
+				a, x *tensor.CSR
+			}{{adj, feats}, {other, feats}, {adj, feats2}, {other, feats}} {
+				want, err := train.Classify(m, tc.a, tc.x, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := c.Classify(tc.a, tc.x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("Classifier predicts %v, Classify %v", got, want)
+				}
+			}
+		})
+	}
+}

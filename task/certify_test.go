@@ -1,0 +1,126 @@
+package task
+
+import (
+	"context"
+	"crypto/sha256"
+	bin "encoding/binary"
+	"encoding/hex"
+	"runtime"
+	"testing"
+
+	"github.com/rgnn/rgnn/certify"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/internal/cputime"
+	"github.com/rgnn/rgnn/internal/fixture"
+)
+
+// certifyCase is a certification run on cora_ml with the reference's bin1
+// weights (seed 0, split seed 0).
+type certifyCase struct {
+	name, model, weights string
+	pAdd, pDel, eps      float64
+	samples, pre         int
+}
+
+const (
+	gcnWeights   = "pretrained/cora_ml_Vanilla_GCN_s0_bin1.npz"
+	smGDCWeights = "pretrained/cora_ml_Soft_Medoid_GDC_T_0_5_s0_bin1.npz"
+)
+
+// setup loads cora_ml (binary attributes) and the case's weights.
+func (c certifyCase) setup(tb testing.TB) (Certify, *data.Problem, *Trained) {
+	tb.Helper()
+	w := fixture.Reference(tb, c.weights)
+	s := Certify{}.Defaults()
+	s.BinaryAttr, s.Model.Model, s.Temperature = true, c.model, 0.5
+	s.PAdd, s.PDel, s.SamplePPREps, s.Samples, s.PreSamples = c.pAdd, c.pDel, c.eps, c.samples, c.pre
+	p, err := (&Loader{Dir: fixture.DataDir(tb)}).Problem(context.Background(), s.Data, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	t, err := Load(s.Model, p, s.Seed, w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, p, t
+}
+
+// voteDigest is the SHA-256 of the votes and pre-votes (int64, little
+// endian), hex.
+func voteDigest(vf *certify.VoteFile) string {
+	h := sha256.New()
+	for _, c := range []*certify.Counts{vf.PreVotes, vf.Votes} {
+		for _, v := range c.Data {
+			bin.Write(h, bin.LittleEndian, v)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestCertifySampleVotesPinned pins the votes of short sampling runs (the
+// digests were taken from the implementation that recomputed every layer
+// of every sample), at GOMAXPROCS 1 and 2: whatever the per-sample work
+// reuses or how it is scheduled, no vote may change.
+func TestCertifySampleVotesPinned(t *testing.T) {
+	cases := []struct {
+		certifyCase
+		want string
+		slow bool
+	}{
+		{certifyCase{"gcn/del", "gcn", gcnWeights, 0, 0.4, 0, 40, 4},
+			"19afd4e88ddda86f97b8ab20b68ef39fef66cb01a883452a7811fe991faccfc1", false},
+		{certifyCase{"gcn/add", "gcn", gcnWeights, 0.001, 0, 0, 40, 4},
+			"3cd5e2631ca674aeb9815b800ffcdb70567d11eeae7bf880a50accadbcc1e3a9", false},
+		{certifyCase{"sm_gdc/del", "sm_gdc", smGDCWeights, 0, 0.4, 1e-3, 20, 2},
+			"dedcf837156938ca82bf0f78a43c755125970560b95c6d64f0de23f23cecb633", true},
+		{certifyCase{"sm_gdc/add", "sm_gdc", smGDCWeights, 0.001, 0, 1e-3, 10, 2},
+			"737ea9626df0b966fd0cf59df81cc0858c61410d10a5780123bb2dd2ee827234", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.slow && testing.Short() {
+				t.Skip("-short: SM GDC sampling takes seconds")
+			}
+			s, p, tr := tc.setup(t)
+			for _, procs := range []int{1, 2} {
+				prev := runtime.GOMAXPROCS(procs)
+				vf, err := s.Sample(context.Background(), p, tr, 0, Hooks{})
+				runtime.GOMAXPROCS(prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := voteDigest(vf); got != tc.want {
+					t.Errorf("GOMAXPROCS %d: votes digest %s, want %s", procs, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCertifySamples is the per-sample work of Certify.Sample alone
+// (data and weights loaded once): 200 (GCN) or 32 (SM GDC) samples + 2
+// pre-samples per iteration. cpu-ms/sample is the process CPU time per
+// sample. Profiles are clearer without asynchronous preemption (its
+// signals coincide with the profiler's and draw samples to
+// runtime.asyncPreempt):
+//
+//	GODEBUG=asyncpreemptoff=1 go test ./task -run '^$' -bench CertifySamples -cpuprofile cpu.out
+func BenchmarkCertifySamples(b *testing.B) {
+	for _, c := range []certifyCase{
+		{"gcn/del", "gcn", gcnWeights, 0, 0.4, 0, 200, 2},
+		{"sm_gdc/del/eps=3e-4", "sm_gdc", smGDCWeights, 0, 0.4, 3e-4, 32, 2},
+		{"sm_gdc/add/eps=3e-4", "sm_gdc", smGDCWeights, 0.001, 0, 3e-4, 32, 2},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s, p, tr := c.setup(b)
+			cpu0, _ := cputime.Process()
+			for b.Loop() {
+				if _, err := s.Sample(context.Background(), p, tr, 0, Hooks{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu1, _ := cputime.Process()
+			b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1000/float64(b.N*(c.samples+c.pre)), "cpu-ms/sample")
+		})
+	}
+}
