@@ -2,6 +2,7 @@ package attack_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -68,6 +69,42 @@ func TestBlockAttacksHashSetSameFlips(t *testing.T) {
 		}
 		if len(flips[0]) == 0 || !slices.Equal(flips[0], flips[1]) {
 			t.Errorf("%s: %d flips with the bitmap, %d with the hash set, not the same", c.name, len(flips[0]), len(flips[1]))
+		}
+	}
+}
+
+// Perturbed (a merge of adj's rows with the pairs' sorted entries) gives the
+// same CSR, bit for bit, as sorting adj's entries followed by the pairs'
+// (rowsToCSR), with edges, floors, weights that cancel and repeated pairs.
+func TestPerturbedMatchesRowSort(t *testing.T) {
+	p := attacktest.SmallProblem(t, 60, 7)
+	r := rand.New(rand.NewPCG(7, 7))
+	for trial := 0; trial < 20; trial++ {
+		pairs := attack.RandomBlock(p.Adj, uint64(trial), 50+trial*40)
+		if trial%3 == 0 && len(pairs) > 4 {
+			pairs = append(pairs, pairs[1], pairs[3]) // repeats add up
+		}
+		pv := make([]float32, len(pairs))
+		for i := range pv {
+			switch r.IntN(4) {
+			case 0:
+				pv[i] = 1
+			case 1:
+				pv[i] = 1e-7
+			default:
+				pv[i] = r.Float32()
+			}
+		}
+		for _, floor := range []float32{-1, 0, 2e-7, 0.5} {
+			got, err := attack.Perturbed(p.Adj, pairs, pv, floor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := attack.PerturbedByRows(p.Adj, pairs, pv, floor)
+			if !slices.Equal(got.Indptr, want.Indptr) || !slices.Equal(got.Indices, want.Indices) ||
+				!slices.EqualFunc(got.Values, want.Values, func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
+				t.Fatalf("trial %d floor %v: merged CSR differs from the row sort", trial, floor)
+			}
 		}
 	}
 }
