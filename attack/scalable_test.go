@@ -3,6 +3,7 @@ package attack_test
 import (
 	"context"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/rgnn/rgnn/attack"
@@ -15,7 +16,7 @@ import (
 // ScanPairs stream with per-edge degree terms) within float32 rounding, on
 // a PR-BCD block of 1e6 pairs with relaxed weights; and PR-BCD with the
 // large-graph path throughout (hash-set block, propagated degree terms)
-// makes the same flips.
+// makes the same flips (at GOMAXPROCS 1, the cora_ml path at 2).
 func TestScalablePathMatchesDenseOnCora(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -70,7 +71,10 @@ func TestScalablePathMatchesDenseOnCora(t *testing.T) {
 	budget := attack.Budget(0.05, p.Adj.Nnz()/2)
 	var flips [2][]attack.Flip
 	var acc [2]float64
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for k, scalable := range []bool{false, true} {
+		// the cora_ml path at GOMAXPROCS 2, the large-graph one at 1
+		runtime.GOMAXPROCS(2 - k)
 		spec, _ := attack.Default().Lookup("prbcd")
 		a, err := spec.New(attack.Options{Epochs: 10})
 		if err != nil {
