@@ -55,8 +55,8 @@ func RunPRBCD(ctx context.Context, p *data.Problem, gcn model.Model, s PRBCDSpec
 	var walls []time.Time
 	var cpus []time.Duration
 	cfg := protocol.Config{Attack: "prbcd", Epsilons: []float64{s.Epsilon}, Seed: s.Seed, Adaptive: true,
-		Options:  attack.Options{Epochs: s.Epochs, BlockSize: s.Block, Samples: s.Samples},
-		Victims:  []protocol.Victim{{Name: "gcn", Model: gcn}},
+		Options: attack.Options{Epochs: s.Epochs, BlockSize: s.Block, Samples: s.Samples},
+		Victims: []protocol.Victim{{Name: "gcn", Model: gcn}},
 		Progress: func(stage string, done, total int) {
 			c, _ := cputime.Process()
 			walls, cpus = append(walls, time.Now()), append(cpus, c)
