@@ -151,6 +151,11 @@ func (e *scatterGrads) row(chunk, j int) []float32 {
 	return e.buf[o : o+e.d : o+e.d]
 }
 
+// prefetch starts loading chunk's gradient rows for the x rows idx.
+func (e *scatterGrads) prefetch(chunk int, idx []int32) {
+	tensor.PrefetchRows(e.buf[chunk*e.xRows*e.d:(chunk+1)*e.xRows*e.d], e.d, e.d, idx)
+}
+
 // reduce adds the chunk buffers into gradX in chunk order (parallel over the
 // rows of gradX) and leaves them zero for the next pass.
 func (e *scatterGrads) reduce(gradX *tensor.Dense) {

@@ -138,6 +138,9 @@ func (m *SoftMedian) forwardRows(chunk, lo, hi int) {
 	a, x, out := st.a, st.x, st.out
 	ws := &st.ws[chunk]
 	for r := lo; r < hi; r++ {
+		if r+1 < hi { // the next row's neighbours, while this one computes
+			tensor.PrefetchRows(x.Data, x.Cols, x.Cols, a.Indices[a.Indptr[r+1]:a.Indptr[r+2]])
+		}
 		o := out.Row(r)
 		clear(o)
 		pick, med, dist, s := m.rowBufs(ws, r)
@@ -182,6 +185,13 @@ func (m *SoftMedian) backwardRows(chunk, lo, hi int) {
 	ws.gy, ws.w = gy, gmed
 	for r := lo; r < hi; r++ {
 		k0, k1 := a.Indptr[r], a.Indptr[r+1]
+		if r+1 < hi { // the next row's neighbours and gradient rows
+			next := a.Indices[k1:a.Indptr[r+2]]
+			tensor.PrefetchRows(x.Data, d, d, next)
+			if gradX != nil {
+				st.g.prefetch(chunk, next)
+			}
+		}
 		scale, norm := st.rowSum[r], st.norm[r]
 		if k0 == k1 || norm == 0 {
 			continue

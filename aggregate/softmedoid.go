@@ -159,6 +159,9 @@ func (m *SoftKMedoid) forwardRows(chunk, lo, hi int) {
 	a, x, out := st.a, st.x, st.out
 	ws := &st.ws[chunk]
 	for r := lo; r < hi; r++ {
+		if r+1 < hi { // the next row's neighbours, while this one computes
+			tensor.PrefetchRows(x.Data, x.Cols, x.Cols, a.Indices[a.Indptr[r+1]:a.Indptr[r+2]])
+		}
 		o := out.Row(r)
 		sel, s, sh := st.rowEntries(ws, r, m.opts.K)
 		nk := len(sel)
@@ -459,6 +462,13 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 	gy := grow(ws.gy, d)
 	ws.gy = gy
 	for r := lo; r < hi; r++ {
+		if r+1 < hi { // the next row's neighbours and gradient rows
+			next := a.Indices[a.Indptr[r+1]:a.Indptr[r+2]]
+			tensor.PrefetchRows(x.Data, d, d, next)
+			if gradX != nil {
+				st.grads.prefetch(chunk, next)
+			}
+		}
 		sel, s, sh := st.rowEntries(ws, r, m.opts.K)
 		nk := len(sel)
 		g := gradOut.Row(r)

@@ -55,6 +55,10 @@ type Options struct {
 	// FeatureTargetedAttack may flip (Perturbs): "" or "structure", "features"
 	// (binary features only) or "both" (nettack).
 	Perturb string
+	// Influencers selects Nettack's influencer (indirect) attack through
+	// that many neighbours of the target; 0, the default, is the direct
+	// attack.
+	Influencers int
 }
 
 // DegreeTests are the values of Options.DegreeTest: "paper" is the

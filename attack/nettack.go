@@ -23,7 +23,10 @@ var nettackSpec = Spec{
 		if err != nil {
 			return nil, fmt.Errorf("nettack: %w", err)
 		}
-		return nettackAttack{repo: repo, cutoff: cutoff, perturb: perturb}, nil
+		if o.Influencers < 0 {
+			return nil, fmt.Errorf("nettack: influencers %d: must be ≥ 0", o.Influencers)
+		}
+		return nettackAttack{repo: repo, cutoff: cutoff, perturb: perturb, influencers: o.Influencers}, nil
 	},
 }
 
@@ -34,6 +37,8 @@ type nettackAttack struct {
 	repo    bool    // the published code's log-likelihood sign
 	cutoff  float64 // 0: default; negative: no degree test
 	perturb nettack.Perturb
+	// influencers > 0: the influencer attack through that many neighbours.
+	influencers int
 }
 
 func (a nettackAttack) PerturbTargets(ctx context.Context, env *TargetEnv, jobs []TargetBudget) ([][]Flip, error) {
@@ -61,7 +66,8 @@ func (a nettackAttack) PerturbTargetsFeatures(ctx context.Context, env *TargetEn
 		targets[i] = nettack.Target{Node: j.Node, Budget: j.Budget}
 	}
 	res, err := nettack.Attack(ctx, p.Adj, sur, p.Labels, targets,
-		nettack.Options{Workers: env.Workers, RepoLogLikelihood: a.repo, LLCutoff: a.cutoff, Perturb: a.perturb},
+		nettack.Options{Workers: env.Workers, RepoLogLikelihood: a.repo, LLCutoff: a.cutoff, Perturb: a.perturb,
+			Influencers: a.influencers},
 		nettack.Progress(env.Progress))
 	if err != nil {
 		return nil, nil, err

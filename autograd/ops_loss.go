@@ -98,45 +98,101 @@ func logSoftmaxRow(o, x []float32) {
 }
 
 // CrossEntropy returns the mean over idx of −log softmax(logits_i)[labels_i]
-// as a 1×1 Var (PyTorch F.cross_entropy on logits[idx]).
+// as a 1×1 Var (PyTorch F.cross_entropy on logits[idx]). When it records,
+// the forward pass keeps each row's exponentials (as float32, as softmax
+// rounds them) and their sum for the backward pass, which then needs no
+// exponential: the same bits as computing the softmax again.
 func (t *Tape) CrossEntropy(logits *Var, idx []int, labels []int32) *Var {
 	out := t.newVar(1, 1)
-	out.Value.Data[0] = float32(CrossEntropyValue(logits.Value, idx, labels))
+	if !t.grads || !logits.NeedsGrad() {
+		out.Value.Data[0] = float32(CrossEntropyValue(logits.Value, idx, labels))
+		return out
+	}
+	checkLabels(logits.Value, idx, labels)
+	c := logits.Value.Cols
+	ex := t.alloc(len(idx), c) // exp(v − max) per row, float32 as softmaxInto keeps it
+	sums := make([]float64, len(idx))
+	terms := make([]float64, len(idx))
+	fwd := func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			i := idx[r]
+			row := logits.Value.Row(i)
+			m := row[0]
+			for _, v := range row[1:] {
+				m = max(m, v)
+			}
+			er := ex.Row(r)
+			var s float64
+			for j, v := range row {
+				e := expNormal(float64(v - m))
+				er[j] = flushF32(e)
+				s += e
+			}
+			sums[r] = s
+			terms[r] = float64(m) + math.Log(s) - float64(row[labels[i]])
+		}
+	}
+	if len(idx) < parallelLossRows {
+		fwd(0, len(idx))
+	} else {
+		tensor.Parallel(len(idx), func(lo, hi int) {
+			tensor.ClearUpper() // math.Exp is SSE code
+			fwd(lo, hi)
+		})
+	}
+	var loss float64
+	for _, v := range terms {
+		loss += v
+	}
+	out.Value.Data[0] = float32(loss / float64(len(idx)))
 	t.record(out, func() {
 		if out.grad == nil {
 			return
 		}
 		scale := float64(out.grad.Data[0]) / float64(len(idx))
 		gx := t.gradOf(logits)
-		c := logits.Value.Cols
-		p := make([]float32, c)
-		for _, i := range idx {
-			softmaxInto(p, logits.Value.Row(i))
-			gi := gx.Row(i)
-			for j := range gi {
-				d := float64(p[j])
-				if j == int(labels[i]) {
-					d -= 1
+		bwd := func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				i := idx[r]
+				er, s := ex.Row(r), sums[r]
+				gi := gx.Row(i)
+				for j := range gi {
+					d := float64(flushF32(float64(er[j]) / s)) // softmaxInto's p_j
+					if j == int(labels[i]) {
+						d -= 1
+					}
+					gi[j] += float32(d * scale)
 				}
-				gi[j] += float32(d * scale)
 			}
 		}
+		// Rows are independent: split them over goroutines when there
+		// are many and none repeats (a repeated row accumulates twice).
+		if len(idx) < parallelLossRows || !distinct(idx, logits.Value.Rows) {
+			bwd(0, len(idx))
+			return
+		}
+		tensor.Parallel(len(idx), bwd)
 	}, logits)
 	return out
 }
 
-// CrossEntropyValue computes the loss of CrossEntropy without recording.
-func CrossEntropyValue(logits *tensor.Dense, idx []int, labels []int32) float64 {
+// checkLabels panics when a label of idx lies outside logits' classes.
+func checkLabels(logits *tensor.Dense, idx []int, labels []int32) {
 	if len(idx) == 0 {
 		panic("autograd.CrossEntropy: empty index set")
 	}
 	c := logits.Cols
-	var loss float64
 	for _, i := range idx {
-		y := int(labels[i])
-		if y < 0 || y >= c {
+		if y := int(labels[i]); y < 0 || y >= c {
 			panic(fmt.Sprintf("autograd.CrossEntropy: label %d of node %d outside %d classes", y, i, c))
 		}
+	}
+}
+
+// CrossEntropyValue computes the loss of CrossEntropy without recording.
+func CrossEntropyValue(logits *tensor.Dense, idx []int, labels []int32) float64 {
+	checkLabels(logits, idx, labels)
+	term := func(i int) float64 {
 		row := logits.Row(i)
 		m := row[0]
 		for _, v := range row[1:] {
@@ -146,7 +202,41 @@ func CrossEntropyValue(logits *tensor.Dense, idx []int, labels []int32) float64 
 		for _, v := range row {
 			s += expNormal(float64(v - m))
 		}
-		loss += float64(m) + math.Log(s) - float64(row[y])
+		return float64(m) + math.Log(s) - float64(row[labels[i]])
+	}
+	var loss float64
+	if len(idx) < parallelLossRows {
+		for _, i := range idx {
+			loss += term(i)
+		}
+		return loss / float64(len(idx))
+	}
+	// Many rows: the terms in parallel, summed in order (the same bits).
+	terms := make([]float64, len(idx))
+	tensor.Parallel(len(idx), func(lo, hi int) {
+		tensor.ClearUpper() // math.Exp is SSE code
+		for r := lo; r < hi; r++ {
+			terms[r] = term(idx[r])
+		}
+	})
+	for _, v := range terms {
+		loss += v
 	}
 	return loss / float64(len(idx))
+}
+
+// parallelLossRows is the number of rows from which the cross-entropy
+// splits its rows over goroutines.
+const parallelLossRows = 4096
+
+// distinct reports whether idx (values in [0, n)) has no repeated value.
+func distinct(idx []int, n int) bool {
+	seen := make([]bool, n)
+	for _, i := range idx {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
 }

@@ -183,6 +183,9 @@ func (r *Kinds) project(k *Kind, in map[string]any) (store.Params, error) {
 		if uses != nil && (f.Param == "temperature" && !uses.Temperature || f.Param == "normalization" && !uses.Normalization) {
 			v = def[i].ParamValue()
 		}
+		if f.KeyOmitDefault && f.String() == def[i].String() {
+			continue // a parameter added later: earlier keys stay valid
+		}
 		p[f.Param] = v
 	}
 	return p, nil

@@ -75,3 +75,30 @@ func TestPaperReproduction(t *testing.T) {
 		t.Error("a path as dataset name: no error")
 	}
 }
+
+// TestKeyOmitsLaterDefaults checks that a parameter added to a kind after
+// results were stored (influencers of the targeted kind) is left out of the
+// key at its default, so earlier keys stay valid, and is in it otherwise.
+func TestKeyOmitsLaterDefaults(t *testing.T) {
+	expand := func(extra string) Run {
+		e, err := Parse([]byte("name: k\nfixed: {kind: targeted, dataset: cora_ml, model: gcn" + extra + "}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := e.Expand(DefaultKinds())
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("%d runs, %v", len(runs), err)
+		}
+		return runs[0]
+	}
+	plain, zero, two := expand(""), expand(", influencers: 0"), expand(", influencers: 2")
+	if _, ok := plain.Params["influencers"]; ok {
+		t.Errorf("influencers at its default is in the key's parameters: %v", plain.Params)
+	}
+	if plain.Key != zero.Key {
+		t.Errorf("influencers 0 changed the key: %s vs %s", zero.Key, plain.Key)
+	}
+	if two.Key == plain.Key || two.Params["influencers"] != 2 {
+		t.Errorf("influencers 2: key %s (default %s), params %v", two.Key, plain.Key, two.Params)
+	}
+}

@@ -29,8 +29,12 @@ type Field struct {
 	Flag  string // CLI flag ("" if the field has none)
 	// CLIOnly: a flag only; experiment files do not have the parameter.
 	CLIOnly bool
-	Help    string
-	v       reflect.Value
+	// KeyOmitDefault: at its default value the parameter is left out of a
+	// run's store key (tag key:"omitdefault"), so that adding it to a kind
+	// keeps the keys, and the stored results, of every earlier run.
+	KeyOmitDefault bool
+	Help           string
+	v              reflect.Value
 }
 
 // Fields lists the parameters of the spec that ptr points to, in
@@ -65,6 +69,7 @@ func collect(v reflect.Value, out *[]Field) {
 			f.Flag = ""
 		}
 		f.CLIOnly = sf.Tag.Get("cli") == "only"
+		f.KeyOmitDefault = sf.Tag.Get("key") == "omitdefault"
 		*out = append(*out, f)
 	}
 }

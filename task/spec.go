@@ -177,6 +177,8 @@ type Attack struct {
 	LRFactor float64 `param:"lr_factor" cli:"only" help:"local_prbcd learning-rate factor (0: the reference's 0.05 for GCN)"`
 	// Perturb is what Nettack may flip: structure, features or both.
 	Perturb string `param:"perturb" cli:"only" help:"nettack: what each greedy step may flip: structure (edges at the target), features (the target's binary features; needs --binary-attr) or both (the better of the two per step, as the original Nettack)"`
+	// Influencers > 0 makes Nettack an influencer (indirect) attack.
+	Influencers int `param:"influencers" cli:"only" help:"nettack: 0 attacks the target's own edges (direct, the default); K > 0 the influencer attack of the Nettack paper, whose flips touch only K of the target's neighbours (not the target)"`
 }
 
 // Defaults returns the spec with every parameter at its default.
@@ -423,6 +425,9 @@ func (a Attack) Validate() error {
 	if !slices.Contains(attack.Perturbs, a.Perturb) {
 		return bad("perturb", a.Perturb, "must be one of %s", strings.Join(attack.Perturbs, ", "))
 	}
+	if a.Influencers < 0 {
+		return bad("influencers", a.Influencers, "must be ≥ 0 (0: the direct attack)")
+	}
 	if !(a.LRFactor >= 0) || math.IsInf(a.LRFactor, 0) {
 		return bad("lr_factor", a.LRFactor, "must be a finite number ≥ 0")
 	}
@@ -479,7 +484,7 @@ func (a Attack) Applies(param string) error {
 		return only("metattack")
 	case "degree_test":
 		return only("nettack", "metattack")
-	case "perturb":
+	case "perturb", "influencers":
 		return only("nettack")
 	case "lr_factor":
 		return only("local_prbcd")

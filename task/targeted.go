@@ -31,6 +31,8 @@ type Targeted struct {
 	Perturb string `param:"perturb" help:"nettack: what each greedy step may flip: structure, features (needs binary_attr) or both"`
 	// DegreeTest of Nettack: paper, repo or off.
 	DegreeTest string `param:"degree_test" help:"nettack degree-distribution likelihood-ratio test: paper, repo or off"`
+	// Influencers > 0 makes Nettack an influencer (indirect) attack.
+	Influencers int `param:"influencers" key:"omitdefault" help:"nettack: 0 attacks the target's own edges (direct, the default); K > 0 the influencer attack through K of the target's neighbours"`
 	// Adaptive makes local PR-BCD differentiate the model itself.
 	Adaptive bool `param:"adaptive" help:"local_prbcd: attack the model itself instead of a surrogate GCN"`
 }
@@ -49,6 +51,7 @@ func (s Targeted) attack() Attack {
 	a := Attack{}.Defaults()
 	a.Train, a.AttackParams, a.Budget, a.Perturb, a.DegreeTest, a.Adaptive = s.Train, s.AttackParams, s.Budget,
 		s.Perturb, s.DegreeTest, s.Adaptive
+	a.Influencers = s.Influencers
 	a.Targets = "auto"
 	return a
 }

@@ -61,6 +61,9 @@ func MatMulBT(dst, a, b *Dense, acc bool) {
 
 func matMulBT(dst, a, b *Dense, acc bool) {
 	Parallel(a.Rows, func(lo, hi int) {
+		if matMulBTRows(dst, a, b, acc, lo, hi) {
+			return
+		}
 		for i := lo; i < hi; i++ {
 			arow := a.Row(i)
 			out := dst.Row(i)
@@ -148,7 +151,7 @@ func SpMM(dst *Dense, a *CSR, x *Dense, acc bool) {
 	}
 	n := x.Cols
 	parallelByNnz(a, func(lo, hi int) {
-		if spmmRows(dst, a, x, acc, lo, hi) {
+		if spmmRows(dst, a, x, acc, lo, hi) || spmmRowsSeq(dst, a, x, acc, lo, hi) {
 			return
 		}
 		if n <= narrowCols {

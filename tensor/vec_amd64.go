@@ -38,6 +38,18 @@ func sqDistAVX2(x, y *float32, n int, buf *[8]float32) // n a multiple of 16
 func spmmRow32AVX2(out, x, vals *float32, idx *int32, nnz, n int, acc bool)
 
 //go:noescape
+func spmmRowSeqAVX2(out, x, vals *float32, idx *int32, nnz, n, w int, acc bool) // w a multiple of 8
+
+//go:noescape
+func dot4AVX2(x, y *float32, stride, n int, buf *[32]float32) // n a multiple of 16
+
+//go:noescape
+func prefetchRowsAsm(base *float32, stride int, idx *int32, n, lines int)
+
+//go:noescape
+func dotTail4SSE(x, y *float32, stride, n int, buf *[16]float32) // n a multiple of 4
+
+//go:noescape
 func gemm2x32AVX2(out, a, b *float32, k, n int, acc bool)
 
 //go:noescape
@@ -132,6 +144,114 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 			_ = x.Data[(int(c)+1)*n-1]
 		}
 		spmmRow32AVX2(&dst.Data[i*n], &x.Data[0], &vals[0], &idx[0], k1-k0, n, acc)
+	}
+	return true
+}
+
+// spmmRowsSeq computes rows [lo, hi) of dst = a·x (+= when acc) for x
+// with more than narrowCols columns, not a multiple of 32 (a model's output
+// layer with 40, 47 or 70 classes): the columns up to the last multiple of
+// 8 in vector registers (spmmRowSeqAVX2), the rest in Go, each column
+// accumulated over the row's entries in order — the same float32
+// operations as one axpy per entry, so the same bits as the axpy loop it
+// replaces (and as the SIMD and portable builds' axpy loops on this CPU).
+// It reports false when it does not apply.
+func spmmRowsSeq(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
+	n := x.Cols
+	if !useAVX2 || n <= narrowCols || n%32 == 0 {
+		return false
+	}
+	if lo >= hi {
+		return true
+	}
+	w := n &^ 7
+	_ = dst.Data[hi*n-1]
+	for i := lo; i < hi; i++ {
+		out := dst.Data[i*n : (i+1)*n]
+		k0, k1 := a.Indptr[i], a.Indptr[i+1]
+		if k0 == k1 {
+			if !acc {
+				clear(out)
+			}
+			continue
+		}
+		vals, idx := a.Values[k0:k1], a.Indices[k0:k1]
+		for _, c := range idx {
+			_ = x.Data[(int(c)+1)*n-1]
+		}
+		spmmRowSeqAVX2(&out[0], &x.Data[0], &vals[0], &idx[0], k1-k0, n, w, acc)
+		if w == n {
+			continue
+		}
+		tail := out[w:]
+		if !acc {
+			clear(tail)
+		}
+		for k, c := range idx {
+			v := vals[k]
+			xr := x.Data[int(c)*n+w : (int(c)+1)*n]
+			for j, xv := range xr {
+				tail[j] += v * xv
+			}
+		}
+	}
+	return true
+}
+
+// matMulBTRows computes rows [lo, hi) of dst = a·bᵀ (+= when acc), every
+// element dot(a's row, b's row) exactly as dot computes it: four of b's
+// rows per pass through a's row (dot4AVX2), then the horizontal sums and
+// the tail of each dot in Go. It reports false when it does not apply (no
+// AVX2, rows shorter than dot's vector path).
+func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool {
+	k := a.Cols
+	if !useAVX2 || k < 16 {
+		return false
+	}
+	k16 := k &^ 15
+	t4 := (k - k16) &^ 3 // the tail's whole groups of four
+	var buf [32]float32
+	var tb [16]float32
+	for i := lo; i < hi; i++ {
+		arow := a.Data[i*k : (i+1)*k]
+		out := dst.Data[i*b.Rows : (i+1)*b.Rows]
+		j := 0
+		for ; j+4 <= b.Rows; j += 4 {
+			_ = b.Data[(j+4)*k-1]
+			dot4AVX2(&arow[0], &b.Data[j*k], k, k16, &buf)
+			if t4 > 0 {
+				dotTail4SSE(&arow[k16], &b.Data[j*k+k16], k, t4, &tb)
+			}
+			for r := range 4 {
+				s := hsum8((*[8]float32)(buf[8*r : 8*r+8]))
+				if k16 < k {
+					// dotGeneric of the tail: its four partial sums,
+					// then the last k mod 4 elements into the first.
+					var s0, s1, s2, s3 float32
+					if t4 > 0 {
+						s0, s1, s2, s3 = tb[4*r], tb[4*r+1], tb[4*r+2], tb[4*r+3]
+					}
+					br := b.Data[(j+r)*k : (j+r+1)*k]
+					for e := k16 + t4; e < k; e++ {
+						s0 += arow[e] * br[e]
+					}
+					s += (s0 + s1) + (s2 + s3)
+				}
+				if acc {
+					out[j+r] += s
+				} else {
+					out[j+r] = s
+				}
+			}
+		}
+		for ; j < b.Rows; j++ {
+			s := dot(arow, b.Data[j*k:(j+1)*k])
+			if acc {
+				out[j] += s
+			} else {
+				out[j] = s
+			}
+		}
 	}
 	return true
 }
@@ -292,3 +412,27 @@ func matMulNarrowVec(dst, a, b *Dense, acc bool, lo, hi int) bool {
 	}
 	return true
 }
+
+// PrefetchRows asks the CPU to start loading the rows idx of the row-major
+// matrix data (stride floats per row, each of at least width floats) into
+// its caches, so that a later pass over them, in a random order that the
+// hardware prefetcher cannot guess, does not wait for memory row by row.
+// It changes no value; rows outside data are skipped, and so is a matrix
+// small enough to stay in the caches (below prefetchMin floats), where the
+// hint would only cost time.
+func PrefetchRows(data []float32, stride, width int, idx []int32) {
+	if len(idx) == 0 || stride <= 0 || width <= 0 || len(data) < prefetchMin {
+		return
+	}
+	rows := len(data) / stride
+	for _, c := range idx {
+		if int(c) < 0 || int(c) >= rows {
+			return
+		}
+	}
+	lines := (width*4 + 63) / 64
+	prefetchRowsAsm(&data[0], stride, &idx[0], len(idx), lines)
+}
+
+// prefetchMin is the size (floats, 8 MiB) from which PrefetchRows prefetches.
+const prefetchMin = 1 << 21

@@ -560,3 +560,238 @@ mnstore:
 	VMASKMOVPS Y0, Y10, (DI)
 	VZEROUPPER
 	RET
+
+// func spmmRowSeqAVX2(out, x, vals *float32, idx *int32, nnz, n, w int, acc bool)
+// The first w columns (a multiple of 8) of one output row of a·x, x with n
+// columns per row: per block of 32 (then 8) columns the accumulators run
+// over the row's entries in order, one fused multiply-add per entry, the
+// same operations as one axpy per entry into the row (cleared unless acc).
+TEXT ·spmmRowSeqAVX2(SB), NOSPLIT, $0-57
+	MOVQ    out+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    vals+16(FP), R8
+	MOVQ    idx+24(FP), R9
+	MOVQ    nnz+32(FP), R10
+	MOVQ    n+40(FP), R11
+	MOVQ    w+48(FP), R15
+	MOVBLZX acc+56(FP), R14
+	XORQ    R12, R12
+
+seq32:
+	LEAQ    32(R12), CX
+	CMPQ    CX, R15
+	JGT     seq8
+	TESTQ   R14, R14
+	JZ      seq32zero
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	JMP     seq32init
+
+seq32zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+seq32init:
+	XORQ R13, R13
+
+seq32k:
+	CMPQ         R13, R10
+	JGE          seq32store
+	VBROADCASTSS (R8)(R13*4), Y8
+	MOVLQSX      (R9)(R13*4), AX
+	IMULQ        R11, AX
+	ADDQ         R12, AX
+	LEAQ         (SI)(AX*4), AX
+	VFMADD231PS  (AX), Y8, Y0
+	VFMADD231PS  32(AX), Y8, Y1
+	VFMADD231PS  64(AX), Y8, Y2
+	VFMADD231PS  96(AX), Y8, Y3
+	INCQ         R13
+	JMP          seq32k
+
+seq32store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    $128, DI
+	ADDQ    $32, R12
+	JMP     seq32
+
+seq8:
+	LEAQ    8(R12), CX
+	CMPQ    CX, R15
+	JGT     seqdone
+	TESTQ   R14, R14
+	JZ      seq8zero
+	VMOVUPS (DI), Y0
+	JMP     seq8init
+
+seq8zero:
+	VXORPS Y0, Y0, Y0
+
+seq8init:
+	XORQ R13, R13
+
+seq8k:
+	CMPQ         R13, R10
+	JGE          seq8store
+	VBROADCASTSS (R8)(R13*4), Y8
+	MOVLQSX      (R9)(R13*4), AX
+	IMULQ        R11, AX
+	ADDQ         R12, AX
+	VFMADD231PS  (SI)(AX*4), Y8, Y0
+	INCQ         R13
+	JMP          seq8k
+
+seq8store:
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $8, R12
+	JMP     seq8
+
+seqdone:
+	VZEROUPPER
+	RET
+
+// func dot4AVX2(x, y *float32, stride, n int, buf *[32]float32)
+// Four dotAVX2(x, y_r, n) at once, y_r = y + r·stride (r = 0..3): each with
+// its own two accumulators, the same operations in the same order, so
+// buf[8r:8r+8] holds what dotAVX2 would store for y_r. n a multiple of 16.
+TEXT ·dot4AVX2(SB), NOSPLIT, $0-40
+	MOVQ   x+0(FP), SI
+	MOVQ   y+8(FP), R8
+	MOVQ   stride+16(FP), AX
+	MOVQ   n+24(FP), CX
+	MOVQ   buf+32(FP), DX
+	SHLQ   $2, AX
+	LEAQ   (R8)(AX*1), R9
+	LEAQ   (R9)(AX*1), R10
+	LEAQ   (R10)(AX*1), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+dot4loop:
+	CMPQ        CX, $16
+	JLT         dot4done
+	VMOVUPS     (SI), Y8
+	VMOVUPS     32(SI), Y9
+	VFMADD231PS (R8), Y8, Y0
+	VFMADD231PS 32(R8), Y9, Y1
+	VFMADD231PS (R9), Y8, Y2
+	VFMADD231PS 32(R9), Y9, Y3
+	VFMADD231PS (R10), Y8, Y4
+	VFMADD231PS 32(R10), Y9, Y5
+	VFMADD231PS (R11), Y8, Y6
+	VFMADD231PS 32(R11), Y9, Y7
+	ADDQ        $64, SI
+	ADDQ        $64, R8
+	ADDQ        $64, R9
+	ADDQ        $64, R10
+	ADDQ        $64, R11
+	SUBQ        $16, CX
+	JMP         dot4loop
+
+dot4done:
+	VADDPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VADDPS  Y5, Y4, Y4
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y2, 32(DX)
+	VMOVUPS Y4, 64(DX)
+	VMOVUPS Y6, 96(DX)
+	VZEROUPPER
+	RET
+
+// func prefetchRowsAsm(base *float32, stride int, idx *int32, n, lines int)
+// Asks the CPU to load, into all cache levels, lines 64-byte lines from
+// the start of row idx[i] (stride floats per row) of base, for i < n.
+TEXT ·prefetchRowsAsm(SB), NOSPLIT, $0-40
+	MOVQ base+0(FP), SI
+	MOVQ stride+8(FP), BX
+	MOVQ idx+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ lines+32(FP), R9
+	SHLQ $2, BX
+	XORQ R10, R10
+
+pfrow:
+	CMPQ    R10, CX
+	JGE     pfdone
+	MOVLQSX (R8)(R10*4), AX
+	IMULQ   BX, AX
+	ADDQ    SI, AX
+	MOVQ    R9, DX
+
+pfline:
+	TESTQ      DX, DX
+	JLE        pfnext
+	PREFETCHT0 (AX)
+	ADDQ       $64, AX
+	DECQ       DX
+	JMP        pfline
+
+pfnext:
+	INCQ R10
+	JMP  pfrow
+
+pfdone:
+	RET
+
+// func dotTail4SSE(x, y *float32, stride, n int, buf *[16]float32)
+// The four partial sums of dotGeneric(x, y_r) over its first n elements
+// (n a multiple of 4), y_r = y + r·stride (r = 0..3): lane l of buf[4r:]
+// sums x[i]·y_r[i] for i ≡ l (mod 4) in order, each product rounded before
+// it is added, as dotGeneric's s0..s3 do.
+TEXT ·dotTail4SSE(SB), NOSPLIT, $0-40
+	MOVQ   x+0(FP), SI
+	MOVQ   y+8(FP), R8
+	MOVQ   stride+16(FP), AX
+	MOVQ   n+24(FP), CX
+	MOVQ   buf+32(FP), DX
+	SHLQ   $2, AX
+	LEAQ   (R8)(AX*1), R9
+	LEAQ   (R9)(AX*1), R10
+	LEAQ   (R10)(AX*1), R11
+	VXORPS X0, X0, X0
+	VXORPS X1, X1, X1
+	VXORPS X2, X2, X2
+	VXORPS X3, X3, X3
+
+tail4loop:
+	CMPQ    CX, $4
+	JLT     tail4done
+	VMOVUPS (SI), X8
+	VMULPS  (R8), X8, X4
+	VMULPS  (R9), X8, X5
+	VMULPS  (R10), X8, X6
+	VMULPS  (R11), X8, X7
+	VADDPS  X4, X0, X0
+	VADDPS  X5, X1, X1
+	VADDPS  X6, X2, X2
+	VADDPS  X7, X3, X3
+	ADDQ    $16, SI
+	ADDQ    $16, R8
+	ADDQ    $16, R9
+	ADDQ    $16, R10
+	ADDQ    $16, R11
+	SUBQ    $4, CX
+	JMP     tail4loop
+
+tail4done:
+	VMOVUPS X0, (DX)
+	VMOVUPS X1, 16(DX)
+	VMOVUPS X2, 32(DX)
+	VMOVUPS X3, 48(DX)
+	RET

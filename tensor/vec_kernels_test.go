@@ -278,3 +278,74 @@ func FuzzVecKernels(f *testing.F) {
 		}
 	})
 }
+
+// TestSpMMWideSameBitsAsAxpy checks that SpMM at widths above the narrow
+// kernel that are not a multiple of 32 (the output layer of arXiv's 40,
+// Products' 47 and cora's 70 classes) gives exactly the bits of one axpy
+// per entry, the loop it replaced: results of every model stay as they were.
+func TestSpMMWideSameBitsAsAxpy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, n := range []int{17, 24, 33, 40, 47, 63, 70, 100, 129} {
+		sp := randDense(rng, 41, 29)
+		for i := range sp.Data {
+			if rng.Float64() < 0.7 || i/29 == 3 {
+				sp.Data[i] = 0
+			}
+		}
+		csr := DenseToCSR(sp)
+		x := randDense(rng, 29, n)
+		for _, acc := range []bool{false, true} {
+			got := randDense(rng, 41, n)
+			want := got.Clone()
+			SpMM(got, csr, x, acc)
+			for i := range csr.Rows {
+				out := want.Data[i*n : (i+1)*n]
+				if !acc {
+					clear(out)
+				}
+				for k := csr.Indptr[i]; k < csr.Indptr[i+1]; k++ {
+					c := int(csr.Indices[k])
+					axpy(out, x.Data[c*n:(c+1)*n], csr.Values[k])
+				}
+			}
+			for i := range got.Data {
+				if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
+					t.Fatalf("n=%d acc=%v [%d]: %v, axpy loop %v", n, acc, i, got.Data[i], want.Data[i])
+				}
+			}
+		}
+	}
+}
+
+// TestMatMulBTSameBitsAsDot checks that MatMulBT gives exactly the bits of
+// one dot per element (the loop its four-at-a-time kernel replaced) for
+// inner lengths around the vector path's multiples of 16 and any number of
+// b's rows.
+func TestMatMulBTSameBitsAsDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, k := range []int{16, 17, 31, 32, 40, 47, 64, 70, 129} {
+		for _, m := range []int{1, 3, 4, 5, 8, 11, 64} {
+			a, b := randDense(rng, 13, k), randDense(rng, m, k)
+			for _, acc := range []bool{false, true} {
+				got := randDense(rng, 13, m)
+				want := got.Clone()
+				MatMulBT(got, a, b, acc)
+				for i := range a.Rows {
+					for j := range m {
+						s := dot(a.Row(i), b.Row(j))
+						if acc {
+							want.Data[i*m+j] += s
+						} else {
+							want.Data[i*m+j] = s
+						}
+					}
+				}
+				for i := range got.Data {
+					if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
+						t.Fatalf("k=%d m=%d acc=%v [%d]: %v, dot loop %v", k, m, acc, i, got.Data[i], want.Data[i])
+					}
+				}
+			}
+		}
+	}
+}
