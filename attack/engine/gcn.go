@@ -38,9 +38,7 @@ import (
 // passes: one more propagation (ÂG_U, h columns) and four row dot products
 // per node instead of a 2(C+h) dot product per entry (on an arXiv-sized
 // graph with a block of 1e6 pairs, 4.3M entries: 0.15 instead of 0.7 CPU
-// seconds per gradient). The two agree to float32 rounding. Large graphs
-// also propagate the C-column matrices zero-padded to a multiple of 32
-// columns (propagatePadded), the same sums in another kernel.
+// seconds per gradient). The two agree to float32 rounding.
 type GCN struct {
 	n, c, h    int
 	q          *tensor.Dense // X·W1, n×h (constant)
@@ -62,8 +60,6 @@ type GCN struct {
 	// agu = ÂG_U are their operands.
 	propagated  bool
 	ap, aq, agu *tensor.Dense
-	// padIn, padOut: propagatePadded's buffers (large graphs).
-	padIn, padOut *tensor.Dense
 }
 
 // LargeGraphNodes is the largest graph on which GCN computes its degree
@@ -113,41 +109,11 @@ func (e *GCN) AnyPair() bool { return true }
 
 // propagate computes dst = Â·src for the current graph.
 func (e *GCN) propagate(dst, src *tensor.Dense) {
-	cols := src.Cols
-	if e.propagated && cols%32 != 0 {
-		e.propagatePadded(dst, src)
-		return
-	}
 	tensor.SpMM(dst, e.w.WithValues(e.ahat), src, false)
+	cols := src.Cols
 	tensor.Parallel(e.n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			tensor.Axpy(dst.Data[i*cols:(i+1)*cols], src.Data[i*cols:(i+1)*cols], e.dinv[i]*e.dinv[i])
-		}
-	})
-}
-
-// propagatePadded is propagate for a width that is not a multiple of 32
-// on large graphs: the rows are copied into zero-padded n×32k buffers, so
-// that SpMM keeps each output row in vector registers (the class
-// dimension, C = 40 on arXiv, otherwise takes an axpy per entry: 2.6 times
-// the time of a 64-column product).
-func (e *GCN) propagatePadded(dst, src *tensor.Dense) {
-	cols := src.Cols
-	wide := (cols + 31) / 32 * 32
-	if e.padIn == nil || e.padIn.Cols != wide {
-		e.padIn, e.padOut = tensor.NewDense(e.n, wide), tensor.NewDense(e.n, wide)
-	}
-	tensor.Parallel(e.n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			copy(e.padIn.Data[i*wide:], src.Data[i*cols:(i+1)*cols])
-		}
-	})
-	tensor.SpMM(e.padOut, e.w.WithValues(e.ahat), e.padIn, false)
-	tensor.Parallel(e.n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			d := dst.Data[i*cols : (i+1)*cols]
-			copy(d, e.padOut.Data[i*wide:])
-			tensor.Axpy(d, src.Data[i*cols:(i+1)*cols], e.dinv[i]*e.dinv[i])
 		}
 	})
 }
