@@ -14,19 +14,18 @@ type block struct {
 	pairs []Flip
 	p     []float32
 	sign  []float32 // edgeSign of each pair: −1 edge, +1 non-edge
-	bits  []uint64  // membership by linear index
+	set   *pairSet  // membership by linear index (the pairs, and pairs never to draw)
 }
 
-func newBlock(adj *tensor.CSR) *block {
+// newBlock returns an empty block of adj's pairs with room for size pairs;
+// its membership set is a bitmap up to limit pairs (bitmapMaxPairs), else a
+// hash set (no object of size n² on large graphs).
+func newBlock(adj *tensor.CSR, size int, limit int64) *block {
 	n := adj.Rows
-	return &block{n: n, adj: adj, bits: make([]uint64, (numPairs(n)+63)/64)}
+	return &block{n: n, adj: adj, set: newPairSet(numPairs(n), size, limit)}
 }
 
-func (b *block) has(lin int64) bool { return b.bits[lin>>6]&(1<<(lin&63)) != 0 }
-
-func (b *block) set(lin int64) { b.bits[lin>>6] |= 1 << (lin & 63) }
-
-func (b *block) unset(lin int64) { b.bits[lin>>6] &^= 1 << (lin & 63) }
+func (b *block) has(lin int64) bool { return b.set.has(lin) }
 
 // fill draws random new pairs (weight eps) until the block holds size pairs
 // or the draws keep colliding.
@@ -46,7 +45,7 @@ func (b *block) drawRound(rng interface{ Int64N(int64) int64 }, np int64, want i
 		if b.has(lin) {
 			continue
 		}
-		b.set(lin)
+		b.set.add(lin)
 		f := linearToPair(b.n, lin)
 		b.pairs = append(b.pairs, f)
 		b.p = append(b.p, pEps)
@@ -72,23 +71,20 @@ func (b *block) draw(rng interface{ Int64N(int64) int64 }, size, budget int) {
 
 // keep retains the entries with i in idx (in that order).
 func (b *block) keep(idx []int) {
-	for i, f := range b.pairs {
-		_ = i
-		b.unset(pairToLinear(b.n, f))
-	}
+	b.set.removeAll(b.n, b.pairs)
 	pairs := make([]Flip, len(idx), cap(b.pairs))
 	p := make([]float32, len(idx), cap(b.p))
 	sign := make([]float32, len(idx), cap(b.sign))
 	for k, i := range idx {
 		pairs[k], p[k], sign[k] = b.pairs[i], b.p[i], b.sign[i]
-		b.set(pairToLinear(b.n, pairs[k]))
+		b.set.add(pairToLinear(b.n, pairs[k]))
 	}
 	b.pairs, b.p, b.sign = pairs, p, sign
 }
 
 func (b *block) clone() *block {
 	return &block{n: b.n, adj: b.adj, pairs: slices.Clone(b.pairs), p: slices.Clone(b.p), sign: slices.Clone(b.sign),
-		bits: slices.Clone(b.bits)}
+		set: b.set.clone(0)}
 }
 
 // resample drops the low weights (all at the floor, but at most half of the

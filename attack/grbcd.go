@@ -20,7 +20,12 @@ var grbcdSpec = Spec{
 }
 
 // GRBCD is the greedy block attack: memory O(edges + block size).
-type GRBCD struct{ Epochs, BlockSize int }
+type GRBCD struct {
+	Epochs, BlockSize int
+	// pairLimit, if positive, replaces bitmapMaxPairs (tests: the hash set
+	// on a small graph).
+	pairLimit int64
+}
 
 // Perturb implements Attack.
 func (a *GRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]Flip, error) {
@@ -46,15 +51,19 @@ func (a *GRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 	}
 	var flips []Flip
 	cur := adj
-	done := newBlock(adj) // flipped pairs are never drawn again
+	limit := int64(bitmapMaxPairs)
+	if a.pairLimit > 0 {
+		limit = a.pairLimit
+	}
+	size := int(min(int64(a.BlockSize), numPairs(n)))
+	done := newPairSet(numPairs(n), budget, limit) // flipped pairs are never drawn again
 	pg := newPairGrader(env.Engine, n, numPairs(n))
 	var grad []float32
 	for si, k := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b := newBlock(cur)
-		copy(b.bits, done.bits)
+		b := &block{n: n, adj: cur, set: done.clone(size)}
 		b.fill(rng, a.BlockSize)
 		w, err := perturbedSigned(cur, b.pairs, b.p, b.sign, floor)
 		if err != nil {
@@ -74,7 +83,7 @@ func (a *GRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 		step := make([]Flip, 0, k)
 		for _, i := range idx {
 			step = append(step, b.pairs[i])
-			done.set(pairToLinear(n, b.pairs[i]))
+			done.add(pairToLinear(n, b.pairs[i]))
 		}
 		flips = append(flips, step...)
 		if cur, err = ApplyFlips(cur, step); err != nil {

@@ -33,3 +33,29 @@ func TestPairGraderScanPath(t *testing.T) {
 		}
 	}
 }
+
+// A large block's gradients, asked for in row order and written back,
+// equal PairGrad's in the block's order bit for bit.
+func TestPairGraderSortedPath(t *testing.T) {
+	p := attacktest.SmallProblem(t, 1200, 13)
+	e, err := engine.NewGCN(attacktest.RandomGCN(t, p, 14), p.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Evaluate(p.Adj, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, true); err != nil {
+		t.Fatal(err)
+	}
+	pairs := attack.RandomBlock(p.Adj, 2, 70_000) // above the sorted path's minimum, below the scan's share
+	want, got := make([]float32, len(pairs)), make([]float32, len(pairs))
+	if err := e.PairGrad(pairs, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := attack.GradPairs(e, 1200, pairs, got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+			t.Fatalf("pair %v: sorted %v, PairGrad %v", pairs[i], got[i], want[i])
+		}
+	}
+}

@@ -47,14 +47,21 @@ func Perturbed(adj *tensor.CSR, pairs []Flip, p []float32, floor float32) (*tens
 }
 
 // perturbedSigned is Perturbed with the pairs' edgeSign precomputed (nil:
-// looked up).
+// looked up). The pairs' entries (both directions) are sorted into rows
+// by a counting sort, each row by column, and merged with adj's sorted
+// rows in parallel; a pair's entry is added to adj's (in float64, adj's
+// value first) — the values rowsToCSR gives for adj's entries followed by
+// the pairs', in O(edges + pairs) without sorting the edges.
 func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor float32) (*tensor.CSR, error) {
-	es := make([]tensor.Entry, 0, adj.Nnz()+2*len(pairs))
-	for r := 0; r < adj.Rows; r++ {
-		for k := adj.Indptr[r]; k < adj.Indptr[r+1]; k++ {
-			es = append(es, tensor.Entry{Row: int32(r), Col: adj.Indices[k], Val: adj.Values[k]})
-		}
+	n := adj.Rows
+	type cv struct {
+		c int32
+		v float32
 	}
+	// the pairs' entries by row, in pair order within a row
+	start := make([]int, n+1)
+	keep := make([]bool, len(pairs))
+	vals := make([]float32, len(pairs))
 	for i, f := range pairs {
 		d := p[i]
 		isEdge := false
@@ -68,9 +75,87 @@ func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor flo
 		} else if d <= floor {
 			continue
 		}
-		es = append(es, tensor.Entry{Row: f.U, Col: f.V, Val: d}, tensor.Entry{Row: f.V, Col: f.U, Val: d})
+		keep[i], vals[i] = true, d
+		start[f.U+1]++
+		start[f.V+1]++
 	}
-	return rowsToCSR(adj.Rows, es), nil
+	for i := 0; i < n; i++ {
+		start[i+1] += start[i]
+	}
+	ents := make([]cv, start[n])
+	fill := append([]int(nil), start[:n]...)
+	for i, f := range pairs {
+		if keep[i] {
+			ents[fill[f.U]] = cv{f.V, vals[i]}
+			fill[f.U]++
+			ents[fill[f.V]] = cv{f.U, vals[i]}
+			fill[f.V]++
+		}
+	}
+	// sort every row's entries by column (stably: repeated pairs add up in
+	// pair order) and count the merged row lengths
+	indptr := make([]int, n+1)
+	tensor.Parallel(n, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := ents[start[r]:start[r+1]]
+			slices.SortStableFunc(row, func(a, b cv) int { return int(a.c) - int(b.c) })
+			cols := adj.Indices[adj.Indptr[r]:adj.Indptr[r+1]]
+			cnt, k := 0, 0
+			for j := 0; j < len(row); {
+				c := row[j].c
+				for k < len(cols) && cols[k] < c {
+					k++
+					cnt++
+				}
+				if k < len(cols) && cols[k] == c {
+					k++
+				}
+				cnt++
+				for j < len(row) && row[j].c == c {
+					j++
+				}
+			}
+			indptr[r+1] = cnt + len(cols) - k
+		}
+	})
+	for i := 0; i < n; i++ {
+		indptr[i+1] += indptr[i]
+	}
+	out := &tensor.CSR{Rows: n, Cols: adj.Cols, Indptr: indptr, Indices: make([]int32, indptr[n]),
+		Values: make([]float32, indptr[n])}
+	tensor.Parallel(n, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := ents[start[r]:start[r+1]]
+			a0, a1 := adj.Indptr[r], adj.Indptr[r+1]
+			w := indptr[r]
+			k := a0
+			for j := 0; j < len(row); {
+				c := row[j].c
+				for k < a1 && adj.Indices[k] < c {
+					out.Indices[w], out.Values[w] = adj.Indices[k], adj.Values[k]
+					k++
+					w++
+				}
+				v, have := 0.0, false
+				if k < a1 && adj.Indices[k] == c {
+					v, have = float64(adj.Values[k]), true
+					k++
+				}
+				for ; j < len(row) && row[j].c == c; j++ {
+					if have {
+						v += float64(row[j].v)
+					} else {
+						v, have = float64(row[j].v), true
+					}
+				}
+				out.Indices[w], out.Values[w] = c, float32(v)
+				w++
+			}
+			copy(out.Indices[w:], adj.Indices[k:a1])
+			copy(out.Values[w:], adj.Values[k:a1])
+		}
+	})
+	return out, nil
 }
 
 // edgeSign returns +1 for non-edges and −1 for edges: ∂w/∂p of a pair.
@@ -79,52 +164,4 @@ func edgeSign(adj *tensor.CSR, f Flip) float32 {
 		return -1
 	}
 	return 1
-}
-
-// rowsToCSR assembles an n×n CSR from in-range entries in O(entries +
-// Σ row sort): a counting sort by row, then each row sorted by column;
-// duplicates are summed (as tensor.FromCOO, which sorts everything at once).
-func rowsToCSR(n int, es []tensor.Entry) *tensor.CSR {
-	start := make([]int, n+1)
-	for _, e := range es {
-		start[e.Row+1]++
-	}
-	for i := 0; i < n; i++ {
-		start[i+1] += start[i]
-	}
-	cols := make([]int32, len(es))
-	vals := make([]float32, len(es))
-	fill := append([]int(nil), start[:n]...)
-	for _, e := range es {
-		k := fill[e.Row]
-		cols[k], vals[k] = e.Col, e.Val
-		fill[e.Row]++
-	}
-	out := &tensor.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1), Indices: cols[:0], Values: vals[:0]}
-	type cv struct {
-		c int32
-		v float32
-	}
-	var row []cv
-	w := 0
-	for i := 0; i < n; i++ {
-		row = row[:0]
-		for k := start[i]; k < start[i+1]; k++ {
-			row = append(row, cv{cols[k], vals[k]})
-		}
-		slices.SortStableFunc(row, func(a, b cv) int { return int(a.c) - int(b.c) })
-		for j := 0; j < len(row); {
-			c, v := row[j].c, float64(row[j].v)
-			j++
-			for j < len(row) && row[j].c == c {
-				v += float64(row[j].v)
-				j++
-			}
-			cols[w], vals[w] = c, float32(v)
-			w++
-		}
-		out.Indptr[i+1] = w
-	}
-	out.Indices, out.Values = cols[:w], vals[:w]
-	return out
 }

@@ -28,6 +28,17 @@ type PRBCD struct {
 	// an engine with gradients for any pair (GCN, GDC; Engine.AnyPair):
 	// Perturb fails with the tape engine rather than skip the refinement.
 	Refine int
+	// pairLimit, if positive, replaces bitmapMaxPairs (tests: the hash set
+	// on a small graph).
+	pairLimit int64
+}
+
+// setLimit is the largest number of pairs whose block set is a bitmap.
+func (a *PRBCD) setLimit() int64 {
+	if a.pairLimit > 0 {
+		return a.pairLimit
+	}
+	return bitmapMaxPairs
 }
 
 func newPRBCD(o Options) (*PRBCD, error) {
@@ -88,7 +99,7 @@ func (a *PRBCD) search(ctx context.Context, env *Env, pg *pairGrader, budget int
 	if env.Engine.AnyPair() {
 		floor = 2 * pEps
 	}
-	b := newBlock(adj)
+	b := newBlock(adj, size, a.setLimit())
 	b.draw(rng, size, budget)
 	labels := env.Problem.Labels
 	var best *block

@@ -61,11 +61,11 @@ func TestScaleJobs(t *testing.T) {
 		}
 		return out
 	}
-	all := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StageSMGDC, StagePPRGo, StageSMPPRGo}
+	all := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo}
 	if got := stages(1000); !reflect.DeepEqual(got, all) {
 		t.Errorf("1000 nodes: %v", got)
 	}
-	if got := stages(1_000_000); slicesContains(got, StageSMGDC) {
+	if got := stages(1_000_000); slicesContains(got, StageSMGDC) || slicesContains(got, StagePRBCD) {
 		t.Errorf("1M nodes: %v", got)
 	}
 	file, _ := s.Paths(1000)
@@ -125,7 +125,7 @@ func TestRunScaleInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StageSMGDC, StagePPRGo, StageSMPPRGo}
+	want := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo}
 	if !reflect.DeepEqual(seen, want) {
 		t.Fatalf("stages %v, want %v", seen, want)
 	}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rgnn/rgnn/attack"
@@ -48,7 +49,9 @@ func TestGCNEnginePairGradFD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"ce", "tanh_margin", "margin"} {
+	for _, mode := range []string{"ce", "tanh_margin", "margin", "ce/propagated", "tanh_margin/propagated"} {
+		name, propagated := strings.CutSuffix(mode, "/propagated")
+		e.UsePropagatedDegreeTerms(propagated)
 		loss, _ := attack.LossByName(name)
 		var all []attack.Flip
 		for u := 0; u < 10; u++ {
@@ -74,7 +77,7 @@ func TestGCNEnginePairGradFD(t *testing.T) {
 		})
 		for i, f := range all {
 			if d := math.Abs(float64(scan[i] - g[i])); d > 1e-5+1e-4*math.Abs(float64(g[i])) {
-				t.Fatalf("%s pair %v: ScanPairs %v, PairGrad %v", name, f, scan[i], g[i])
+				t.Fatalf("%s pair %v: ScanPairs %v, PairGrad %v", mode, f, scan[i], g[i])
 			}
 			const h = 1e-2
 			val := func(delta float32) float64 {
@@ -89,7 +92,7 @@ func TestGCNEnginePairGradFD(t *testing.T) {
 			}
 			fd := (val(h) - val(-h)) / (2 * h)
 			if math.Abs(fd-float64(g[i])) > 2e-3+2e-2*math.Abs(fd) {
-				t.Errorf("%s pair %v: gradient %v, finite difference %v", name, f, g[i], fd)
+				t.Errorf("%s pair %v: gradient %v, finite difference %v", mode, f, g[i], fd)
 			}
 		}
 	}

@@ -37,11 +37,11 @@ func TestBenchScale(t *testing.T) {
 		if r.Nodes != 2000 || r.Edges < 30_000 || r.PeakRSS <= 0 || r.Seconds < 0 || r.CPUSeconds < 0 {
 			t.Errorf("row %+v", r)
 		}
-		if isTraining := r.Stage == "gcn" || strings.Contains(r.Stage, "gdc") || strings.Contains(r.Stage, "pprgo"); isTraining != (r.Epochs == 2) {
+		if isTraining := r.Stage == "gcn" || r.Stage == "prbcd" || strings.Contains(r.Stage, "gdc") || strings.Contains(r.Stage, "pprgo"); isTraining != (r.Epochs == 2) {
 			t.Errorf("row %+v: epochs", r)
 		}
 	}
-	want := []string{"generate", "convert", "load", "ppr", "gcn", "sm_gdc", "pprgo", "sm_pprgo"}
+	want := []string{"generate", "convert", "load", "ppr", "gcn", "prbcd", "sm_gdc", "pprgo", "sm_pprgo"}
 	if !reflect.DeepEqual(stages, want) {
 		t.Errorf("stages %v, want %v", stages, want)
 	}

@@ -1,0 +1,115 @@
+//go:build long
+
+package benchmark
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/protocol"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/data/synth"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/train"
+)
+
+// arxivProblem generates the arxiv preset (seed 0: 169,343 nodes, 1.17M
+// edges, 128 features, 40 classes) into a temporary directory and returns
+// it with its seeded split and a GCN trained for trainEpochs epochs.
+func arxivProblem(t *testing.T, trainEpochs int) (*data.Problem, model.Model) {
+	t.Helper()
+	preset, err := synth.LookupPreset("arxiv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "arxiv.npz")
+	if _, err := synth.Generate(context.Background(), preset, 0, file, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := data.LoadFileCached(file, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(file)
+	p, err := data.NewProblem(g, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Default(nil).New("gcn", p.Features.Cols, p.NumClasses, model.Options{Seed: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mg, err := m.Preprocess(p.Adj, p.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if _, err := train.Fit(context.Background(), m, mg, p, train.Config{Seed: 0, MaxEpochs: trainEpochs,
+		Patience: trainEpochs}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("arxiv preset: %d nodes, %d edges, %d test nodes; GCN trained %d epochs in %.0f s",
+		p.NumNodes(), p.Adj.Nnz()/2, len(p.Test), trainEpochs, time.Since(t0).Seconds())
+	return p, m
+}
+
+// The arXiv-sized PR-BCD row (go test -tags long -run TestArxivPRBCD
+// -timeout 2h -v ./benchmark): global PR-BCD, ε = 0.1, block 1e6, 500
+// epochs, against a GCN (trained 100 epochs) on the generated arxiv
+// graph. Logs the epoch time, the whole attack's time, the peak RSS and
+// the GCN's accuracy before and after; fails if the attack does not lower
+// the accuracy by 5 points or the process's peak RSS exceeds 6 GB.
+func TestArxivPRBCD(t *testing.T) {
+	p, m := arxivProblem(t, 100)
+	start := time.Now()
+	res, err := RunPRBCD(context.Background(), p, m, PRBCDSpec{Epsilon: 0.1, Progress: func(done, total int) {
+		if done%25 == 0 || done == total {
+			el := time.Since(start).Seconds()
+			t.Logf("epoch %d/%d, %.0f s, eta %.0f s", done, total, el, el/float64(done)*float64(total-done))
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rss := peakRSS()
+	t.Logf("PR-BCD ε=0.1: budget %d, %d flips (+%d −%d); GCN accuracy %.4f → %.4f", res.Budget, res.Flips,
+		res.Added, res.Removed, res.CleanAccuracy, res.Accuracy)
+	t.Logf("epoch %.2f s (%.2f CPU s; first %.2f s); whole attack %.0f s (%.0f CPU s); peak RSS %s; GOMAXPROCS %d",
+		res.EpochSeconds, res.EpochCPUSeconds, res.FirstEpochSeconds, res.Seconds, res.CPUSeconds, formatBytes(rss),
+		runtime.GOMAXPROCS(0))
+	if res.Accuracy > res.CleanAccuracy-0.05 {
+		t.Errorf("accuracy %.4f → %.4f: the attack barely hurt", res.CleanAccuracy, res.Accuracy)
+	}
+	if rss > 6e9 {
+		t.Errorf("peak RSS %s above 6 GB", formatBytes(rss))
+	}
+}
+
+// A short PR-BCD (10 epochs) on the arxiv-sized graph makes the same flips
+// at GOMAXPROCS 1 and 2.
+func TestArxivPRBCDDeterminism(t *testing.T) {
+	p, m := arxivProblem(t, 5)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var flips [2][]attack.Flip
+	for k, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		res, err := protocol.Run(context.Background(), protocol.Config{Attack: "prbcd", Epsilons: []float64{0.1},
+			Adaptive: true, Options: attack.Options{Epochs: 10, Samples: 2},
+			Victims: []protocol.Victim{{Name: "gcn", Model: m}}}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flips[k] = res.Budgets[0].Flips
+		t.Logf("GOMAXPROCS %d: %d flips, accuracy %.4f → %.4f in %.0f s", procs, len(flips[k]), res.Clean[0].Accuracy,
+			res.Budgets[0].Victims[0].Accuracy, res.Budgets[0].Seconds)
+	}
+	if len(flips[0]) == 0 || !slices.Equal(flips[0], flips[1]) {
+		t.Fatalf("%d flips at GOMAXPROCS 1, %d at 2: not the same", len(flips[0]), len(flips[1]))
+	}
+}
