@@ -15,6 +15,10 @@ type block struct {
 	p     []float32
 	sign  []float32 // edgeSign of each pair: −1 edge, +1 non-edge
 	set   *pairSet  // membership by linear index (the pairs, and pairs never to draw)
+	// edges is a bitmap of adj's edges by linear index (nil: look them up
+	// in adj); read-only, shared by clones.
+	edges []uint64
+	lins  []int64 // drawRound's scratch
 }
 
 // newBlock returns an empty block of adj's pairs with room for size pairs;
@@ -22,7 +26,30 @@ type block struct {
 // hash set (no object of size n² on large graphs).
 func newBlock(adj *tensor.CSR, size int, limit int64) *block {
 	n := adj.Rows
-	return &block{n: n, adj: adj, set: newPairSet(numPairs(n), size, limit)}
+	b := &block{n: n, adj: adj, set: newPairSet(numPairs(n), size, limit)}
+	if numPairs(n) <= min(limit, edgeBitmapMaxPairs) {
+		b.edges = edgeBitmap(adj)
+	}
+	return b
+}
+
+// edgeBitmapMaxPairs is the largest graph (in pairs) whose blocks keep a
+// bitmap of its edges (16 MiB) for the signs of drawn pairs.
+const edgeBitmapMaxPairs = 1 << 27
+
+// edgeBitmap returns the bitmap of adj's edges u < v by linear pair index.
+func edgeBitmap(adj *tensor.CSR) []uint64 {
+	n := adj.Rows
+	bits := make([]uint64, (numPairs(n)+63)/64)
+	for u := range n {
+		for k := adj.Indptr[u]; k < adj.Indptr[u+1]; k++ {
+			if v := int(adj.Indices[k]); v > u {
+				lin := pairToLinear(n, Flip{U: int32(u), V: int32(v)})
+				bits[lin/64] |= 1 << (lin % 64)
+			}
+		}
+	}
+	return bits
 }
 
 func (b *block) has(lin int64) bool { return b.set.has(lin) }
@@ -39,18 +66,44 @@ func (b *block) fill(rng interface{ Int64N(int64) int64 }, size int) {
 
 // drawRound makes want random draws among the np pairs and adds those not
 // yet in the block (weight eps).
+//
+// The draws and the membership updates run in order; the pairs and signs
+// of the new entries are then filled in parallel (the same entries).
 func (b *block) drawRound(rng interface{ Int64N(int64) int64 }, np int64, want int) {
+	lins := b.lins[:0]
 	for i := 0; i < want; i++ {
 		lin := rng.Int64N(np)
 		if b.has(lin) {
 			continue
 		}
 		b.set.add(lin)
-		f := linearToPair(b.n, lin)
-		b.pairs = append(b.pairs, f)
-		b.p = append(b.p, pEps)
-		b.sign = append(b.sign, edgeSign(b.adj, f))
+		lins = append(lins, lin)
 	}
+	b.lins = lins
+	k0 := len(b.pairs)
+	b.pairs = slices.Grow(b.pairs, len(lins))[:k0+len(lins)]
+	b.p = slices.Grow(b.p, len(lins))[:k0+len(lins)]
+	b.sign = slices.Grow(b.sign, len(lins))[:k0+len(lins)]
+	fill := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			lin := lins[i]
+			f := linearToPair(b.n, lin)
+			b.pairs[k0+i], b.p[k0+i] = f, pEps
+			switch {
+			case b.edges == nil:
+				b.sign[k0+i] = edgeSign(b.adj, f)
+			case b.edges[lin/64]&(1<<(lin%64)) != 0:
+				b.sign[k0+i] = -1
+			default:
+				b.sign[k0+i] = 1
+			}
+		}
+	}
+	if len(lins) < 4096 {
+		fill(0, len(lins))
+		return
+	}
+	tensor.ParallelChunks(len(lins), 1024, fill)
 }
 
 // draw adds size − len(pairs) random draws to the block, dropping those
@@ -84,7 +137,7 @@ func (b *block) keep(idx []int) {
 
 func (b *block) clone() *block {
 	return &block{n: b.n, adj: b.adj, pairs: slices.Clone(b.pairs), p: slices.Clone(b.p), sign: slices.Clone(b.sign),
-		set: b.set.clone(0)}
+		set: b.set.clone(0), edges: b.edges}
 }
 
 // resample drops the low weights (all at the floor, but at most half of the

@@ -28,10 +28,7 @@ func ProjectBudget(p []float32, budget float64, eps float32) {
 	}
 	if len(p) > 0 && total > budget {
 		// entries ≤ lo can never contribute: keep only the others
-		active := make([]float64, 0, 1024)
-		for _, v := range p {
-			active = append(active, float64(v))
-		}
+		var active []float64
 		ones := 0.0 // retired entries with clamp = 1 for every μ in [lo, hi]
 		f := func(mu float64) float64 {
 			s := ones
@@ -45,20 +42,38 @@ func ProjectBudget(p []float32, budget float64, eps float32) {
 			}
 			return s - budget
 		}
+		// f over all of p (before any entry is retired): the same sum in the
+		// same order, without a float64 copy of p.
+		fAll := func(mu float64) float64 {
+			s := 0.0
+			for _, v := range p {
+				switch x := float64(v) - mu; {
+				case x >= 1:
+					s++
+				case x > 0:
+					s += x
+				}
+			}
+			return s - budget
+		}
 		// f(0) = total − budget > 0, so μ* > 0; most entries usually sit at
 		// the floor eps, and if f(2·eps) > 0 they can be retired at once.
 		lo = math.Max(lo, 0)
-		if e2 := 2 * float64(eps); eps > 0 && e2 < hi && f(e2) > 0 {
+		if e2 := 2 * float64(eps); eps > 0 && e2 < hi && fAll(e2) > 0 {
 			lo = e2
 		}
 		k := 0
-		for _, v := range active {
-			if v > lo {
-				active[k] = v
+		for _, v := range p {
+			if float64(v) > lo {
 				k++
 			}
 		}
-		active = active[:k]
+		active = make([]float64, 0, k)
+		for _, v := range p {
+			if x := float64(v); x > lo {
+				active = append(active, x)
+			}
+		}
 		flo := f(lo)
 		mu := lo
 		for it := 0; it < 100000; it++ {
