@@ -151,9 +151,15 @@ func (e *scatterGrads) row(chunk, j int) []float32 {
 	return e.buf[o : o+e.d : o+e.d]
 }
 
-// prefetch starts loading chunk's gradient rows for the x rows idx.
-func (e *scatterGrads) prefetch(chunk int, idx []int32) {
-	tensor.PrefetchRows(e.buf[chunk*e.xRows*e.d:(chunk+1)*e.xRows*e.d], e.d, e.d, idx)
+// prefetchRow starts loading the rows of x that row r of a reads and,
+// with g, chunk's gradient rows for them: the rows a kernel needs next,
+// requested while it still computes the current row.
+func prefetchRow(a *tensor.CSR, r int, x *tensor.Dense, g *scatterGrads, chunk int) {
+	idx := a.Indices[a.Indptr[r]:a.Indptr[r+1]]
+	tensor.PrefetchRows(x.Data, x.Cols, x.Cols, idx)
+	if g != nil {
+		tensor.PrefetchRows(g.buf[chunk*g.xRows*g.d:(chunk+1)*g.xRows*g.d], g.d, g.d, idx)
+	}
 }
 
 // reduce adds the chunk buffers into gradX in chunk order (parallel over the

@@ -138,8 +138,8 @@ func (m *SoftMedian) forwardRows(chunk, lo, hi int) {
 	a, x, out := st.a, st.x, st.out
 	ws := &st.ws[chunk]
 	for r := lo; r < hi; r++ {
-		if r+1 < hi { // the next row's neighbours, while this one computes
-			tensor.PrefetchRows(x.Data, x.Cols, x.Cols, a.Indices[a.Indptr[r+1]:a.Indptr[r+2]])
+		if r+1 < hi {
+			prefetchRow(a, r+1, x, nil, chunk)
 		}
 		o := out.Row(r)
 		clear(o)
@@ -183,14 +183,14 @@ func (m *SoftMedian) backwardRows(chunk, lo, hi int) {
 	ws := &st.ws[chunk]
 	gy, gmed := grow(ws.gy, d), grow(ws.w, d)
 	ws.gy, ws.w = gy, gmed
+	var pg *scatterGrads // the gradient rows to prefetch (none without ∂x)
+	if gradX != nil {
+		pg = &st.g
+	}
 	for r := lo; r < hi; r++ {
 		k0, k1 := a.Indptr[r], a.Indptr[r+1]
-		if r+1 < hi { // the next row's neighbours and gradient rows
-			next := a.Indices[k1:a.Indptr[r+2]]
-			tensor.PrefetchRows(x.Data, d, d, next)
-			if gradX != nil {
-				st.g.prefetch(chunk, next)
-			}
+		if r+1 < hi {
+			prefetchRow(a, r+1, x, pg, chunk)
 		}
 		scale, norm := st.rowSum[r], st.norm[r]
 		if k0 == k1 || norm == 0 {

@@ -159,8 +159,8 @@ func (m *SoftKMedoid) forwardRows(chunk, lo, hi int) {
 	a, x, out := st.a, st.x, st.out
 	ws := &st.ws[chunk]
 	for r := lo; r < hi; r++ {
-		if r+1 < hi { // the next row's neighbours, while this one computes
-			tensor.PrefetchRows(x.Data, x.Cols, x.Cols, a.Indices[a.Indptr[r+1]:a.Indptr[r+2]])
+		if r+1 < hi {
+			prefetchRow(a, r+1, x, nil, chunk)
 		}
 		o := out.Row(r)
 		sel, s, sh := st.rowEntries(ws, r, m.opts.K)
@@ -461,13 +461,13 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 	ws := &st.ws[chunk]
 	gy := grow(ws.gy, d)
 	ws.gy = gy
+	var pg *scatterGrads // the gradient rows to prefetch (none without ∂x)
+	if gradX != nil {
+		pg = &st.grads
+	}
 	for r := lo; r < hi; r++ {
-		if r+1 < hi { // the next row's neighbours and gradient rows
-			next := a.Indices[a.Indptr[r+1]:a.Indptr[r+2]]
-			tensor.PrefetchRows(x.Data, d, d, next)
-			if gradX != nil {
-				st.grads.prefetch(chunk, next)
-			}
+		if r+1 < hi {
+			prefetchRow(a, r+1, x, pg, chunk)
 		}
 		sel, s, sh := st.rowEntries(ws, r, m.opts.K)
 		nk := len(sel)

@@ -15,9 +15,9 @@ type block struct {
 	p     []float32
 	sign  []float32 // edgeSign of each pair: −1 edge, +1 non-edge
 	set   *pairSet  // membership by linear index (the pairs, and pairs never to draw)
-	// edges is a bitmap of adj's edges by linear index (nil: look them up
-	// in adj); read-only, shared by clones.
-	edges []uint64
+	// edges holds adj's edges by linear index (nil: look them up in adj);
+	// read-only, shared by clones.
+	edges *pairSet
 	lins  []int64 // drawRound's scratch
 }
 
@@ -27,8 +27,15 @@ type block struct {
 func newBlock(adj *tensor.CSR, size int, limit int64) *block {
 	n := adj.Rows
 	b := &block{n: n, adj: adj, set: newPairSet(numPairs(n), size, limit)}
-	if numPairs(n) <= min(limit, edgeBitmapMaxPairs) {
-		b.edges = edgeBitmap(adj)
+	if np := numPairs(n); np <= min(limit, edgeBitmapMaxPairs) {
+		b.edges = newPairSet(np, 0, np) // a bitmap
+		for u := range n {
+			for k := adj.Indptr[u]; k < adj.Indptr[u+1]; k++ {
+				if v := adj.Indices[k]; int(v) > u {
+					b.edges.add(pairToLinear(n, Flip{U: int32(u), V: v}))
+				}
+			}
+		}
 	}
 	return b
 }
@@ -36,21 +43,6 @@ func newBlock(adj *tensor.CSR, size int, limit int64) *block {
 // edgeBitmapMaxPairs is the largest graph (in pairs) whose blocks keep a
 // bitmap of its edges (16 MiB) for the signs of drawn pairs.
 const edgeBitmapMaxPairs = 1 << 27
-
-// edgeBitmap returns the bitmap of adj's edges u < v by linear pair index.
-func edgeBitmap(adj *tensor.CSR) []uint64 {
-	n := adj.Rows
-	bits := make([]uint64, (numPairs(n)+63)/64)
-	for u := range n {
-		for k := adj.Indptr[u]; k < adj.Indptr[u+1]; k++ {
-			if v := int(adj.Indices[k]); v > u {
-				lin := pairToLinear(n, Flip{U: int32(u), V: int32(v)})
-				bits[lin/64] |= 1 << (lin % 64)
-			}
-		}
-	}
-	return bits
-}
 
 func (b *block) has(lin int64) bool { return b.set.has(lin) }
 
@@ -92,7 +84,7 @@ func (b *block) drawRound(rng interface{ Int64N(int64) int64 }, np int64, want i
 			switch {
 			case b.edges == nil:
 				b.sign[k0+i] = edgeSign(b.adj, f)
-			case b.edges[lin/64]&(1<<(lin%64)) != 0:
+			case b.edges.has(lin):
 				b.sign[k0+i] = -1
 			default:
 				b.sign[k0+i] = 1

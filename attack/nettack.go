@@ -23,9 +23,6 @@ var nettackSpec = Spec{
 		if err != nil {
 			return nil, fmt.Errorf("nettack: %w", err)
 		}
-		if o.Influencers < 0 {
-			return nil, fmt.Errorf("nettack: influencers %d: must be ≥ 0", o.Influencers)
-		}
 		return nettackAttack{repo: repo, cutoff: cutoff, perturb: perturb, influencers: o.Influencers}, nil
 	},
 }

@@ -30,36 +30,13 @@ func ProjectBudget(p []float32, budget float64, eps float32) {
 		// entries ≤ lo can never contribute: keep only the others
 		var active []float64
 		ones := 0.0 // retired entries with clamp = 1 for every μ in [lo, hi]
-		f := func(mu float64) float64 {
-			s := ones
-			for _, v := range active {
-				switch x := v - mu; {
-				case x >= 1:
-					s++
-				case x > 0:
-					s += x
-				}
-			}
-			return s - budget
-		}
-		// f over all of p (before any entry is retired): the same sum in the
-		// same order, without a float64 copy of p.
-		fAll := func(mu float64) float64 {
-			s := 0.0
-			for _, v := range p {
-				switch x := float64(v) - mu; {
-				case x >= 1:
-					s++
-				case x > 0:
-					s += x
-				}
-			}
-			return s - budget
-		}
+		f := func(mu float64) float64 { return clampSum(active, mu, ones) - budget }
 		// f(0) = total − budget > 0, so μ* > 0; most entries usually sit at
-		// the floor eps, and if f(2·eps) > 0 they can be retired at once.
+		// the floor eps, and if f(2·eps) > 0 they can be retired at once
+		// (f over all of p, before any entry is retired: the same sum in the
+		// same order, without a float64 copy of p).
 		lo = math.Max(lo, 0)
-		if e2 := 2 * float64(eps); eps > 0 && e2 < hi && fAll(e2) > 0 {
+		if e2 := 2 * float64(eps); eps > 0 && e2 < hi && clampSum(p, e2, 0)-budget > 0 {
 			lo = e2
 		}
 		k := 0
@@ -112,4 +89,18 @@ func ProjectBudget(p []float32, budget float64, eps float32) {
 	for i, v := range p {
 		p[i] = min(max(v, eps), 1-eps)
 	}
+}
+
+// clampSum returns start + Σ clamp(v − μ, 0, 1) over vals, in order.
+func clampSum[T float32 | float64](vals []T, mu, start float64) float64 {
+	s := start
+	for _, v := range vals {
+		switch x := float64(v) - mu; {
+		case x >= 1:
+			s++
+		case x > 0:
+			s += x
+		}
+	}
+	return s
 }

@@ -109,42 +109,10 @@ func (t *Tape) CrossEntropy(logits *Var, idx []int, labels []int32) *Var {
 		return out
 	}
 	checkLabels(logits.Value, idx, labels)
-	c := logits.Value.Cols
-	ex := t.alloc(len(idx), c) // exp(v − max) per row, float32 as softmaxInto keeps it
+	ex := t.alloc(len(idx), logits.Value.Cols) // exp(v − max) per row, float32 as softmaxInto keeps it
 	sums := make([]float64, len(idx))
-	terms := make([]float64, len(idx))
-	fwd := func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			i := idx[r]
-			row := logits.Value.Row(i)
-			m := row[0]
-			for _, v := range row[1:] {
-				m = max(m, v)
-			}
-			er := ex.Row(r)
-			var s float64
-			for j, v := range row {
-				e := expNormal(float64(v - m))
-				er[j] = flushF32(e)
-				s += e
-			}
-			sums[r] = s
-			terms[r] = float64(m) + math.Log(s) - float64(row[labels[i]])
-		}
-	}
-	if len(idx) < parallelLossRows {
-		fwd(0, len(idx))
-	} else {
-		tensor.Parallel(len(idx), func(lo, hi int) {
-			tensor.ClearUpper() // math.Exp is SSE code
-			fwd(lo, hi)
-		})
-	}
-	var loss float64
-	for _, v := range terms {
-		loss += v
-	}
-	out.Value.Data[0] = float32(loss / float64(len(idx)))
+	loss := crossEntropyTerms(logits.Value, idx, labels, ex, sums)
+	out.Value.Data[0] = float32(loss)
 	t.record(out, func() {
 		if out.grad == nil {
 			return
@@ -192,33 +160,47 @@ func checkLabels(logits *tensor.Dense, idx []int, labels []int32) {
 // CrossEntropyValue computes the loss of CrossEntropy without recording.
 func CrossEntropyValue(logits *tensor.Dense, idx []int, labels []int32) float64 {
 	checkLabels(logits, idx, labels)
-	term := func(i int) float64 {
-		row := logits.Row(i)
-		m := row[0]
-		for _, v := range row[1:] {
-			m = max(m, v)
+	return crossEntropyTerms(logits, idx, labels, nil, nil)
+}
+
+// crossEntropyTerms returns the mean over idx of each row's log-sum-exp
+// minus its label's logit, the terms summed in row order (in parallel from
+// parallelLossRows rows: the same bits). With ex and sums it also keeps row
+// r's exponentials exp(v − max) (as float32, as softmaxInto rounds them) in
+// ex's row r and their float64 sum in sums[r], for the backward pass.
+func crossEntropyTerms(logits *tensor.Dense, idx []int, labels []int32, ex *tensor.Dense, sums []float64) float64 {
+	terms := make([]float64, len(idx))
+	rows := func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			i := idx[r]
+			row := logits.Row(i)
+			m := row[0]
+			for _, v := range row[1:] {
+				m = max(m, v)
+			}
+			var s float64
+			for j, v := range row {
+				e := expNormal(float64(v - m))
+				if ex != nil {
+					ex.Data[r*ex.Cols+j] = flushF32(e)
+				}
+				s += e
+			}
+			if sums != nil {
+				sums[r] = s
+			}
+			terms[r] = float64(m) + math.Log(s) - float64(row[labels[i]])
 		}
-		var s float64
-		for _, v := range row {
-			s += expNormal(float64(v - m))
-		}
-		return float64(m) + math.Log(s) - float64(row[labels[i]])
+	}
+	if len(idx) < parallelLossRows {
+		rows(0, len(idx))
+	} else {
+		tensor.Parallel(len(idx), func(lo, hi int) {
+			tensor.ClearUpper() // math.Exp is SSE code
+			rows(lo, hi)
+		})
 	}
 	var loss float64
-	if len(idx) < parallelLossRows {
-		for _, i := range idx {
-			loss += term(i)
-		}
-		return loss / float64(len(idx))
-	}
-	// Many rows: the terms in parallel, summed in order (the same bits).
-	terms := make([]float64, len(idx))
-	tensor.Parallel(len(idx), func(lo, hi int) {
-		tensor.ClearUpper() // math.Exp is SSE code
-		for r := lo; r < hi; r++ {
-			terms[r] = term(idx[r])
-		}
-	})
 	for _, v := range terms {
 		loss += v
 	}

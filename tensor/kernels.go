@@ -151,7 +151,7 @@ func SpMM(dst *Dense, a *CSR, x *Dense, acc bool) {
 	}
 	n := x.Cols
 	parallelByNnz(a, func(lo, hi int) {
-		if spmmRows(dst, a, x, acc, lo, hi) || spmmRowsSeq(dst, a, x, acc, lo, hi) {
+		if spmmRows(dst, a, x, acc, lo, hi) {
 			return
 		}
 		if n <= narrowCols {

@@ -118,53 +118,25 @@ func sqDist(x, y []float32) float32 {
 	return s
 }
 
-// spmmRows computes rows [lo, hi) of dst = a·x (+= when acc) for x with a
-// multiple of 32 columns, keeping 32 output columns in four vector
-// registers across a row's entries (two entries per step into separate
-// accumulators). It reports false when it does not apply.
+// spmmRows computes rows [lo, hi) of dst = a·x (+= when acc) for x with
+// more than narrowCols columns. For a multiple of 32 columns it keeps 32
+// output columns in four vector registers across a row's entries (two
+// entries per step into separate accumulators). Other widths (a model's
+// output layer with 40, 47 or 70 classes) keep the columns up to the last
+// multiple of 8 in registers in blocks of 32 and 8 (spmmRowSeqAVX2) and do
+// the rest in Go, each column accumulated over the row's entries in order:
+// the same float32 operations as one axpy per entry, so the same bits as
+// the axpy loop of the other builds. It reports false when it does not
+// apply.
 func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 	n := x.Cols
-	if !useAVX2 || n%32 != 0 {
+	if !useAVX2 || n%32 != 0 && n <= narrowCols {
 		return false
 	}
 	if n == 0 || lo >= hi {
 		return true
 	}
-	_ = dst.Data[hi*n-1]
-	for i := lo; i < hi; i++ {
-		k0, k1 := a.Indptr[i], a.Indptr[i+1]
-		if k0 == k1 {
-			if !acc {
-				clear(dst.Data[i*n : (i+1)*n])
-			}
-			continue
-		}
-		vals, idx := a.Values[k0:k1], a.Indices[k0:k1]
-		for _, c := range idx {
-			_ = x.Data[(int(c)+1)*n-1]
-		}
-		spmmRow32AVX2(&dst.Data[i*n], &x.Data[0], &vals[0], &idx[0], k1-k0, n, acc)
-	}
-	return true
-}
-
-// spmmRowsSeq computes rows [lo, hi) of dst = a·x (+= when acc) for x
-// with more than narrowCols columns, not a multiple of 32 (a model's output
-// layer with 40, 47 or 70 classes): the columns up to the last multiple of
-// 8 in vector registers (spmmRowSeqAVX2), the rest in Go, each column
-// accumulated over the row's entries in order — the same float32
-// operations as one axpy per entry, so the same bits as the axpy loop it
-// replaces (and as the SIMD and portable builds' axpy loops on this CPU).
-// It reports false when it does not apply.
-func spmmRowsSeq(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
-	n := x.Cols
-	if !useAVX2 || n <= narrowCols || n%32 == 0 {
-		return false
-	}
-	if lo >= hi {
-		return true
-	}
-	w := n &^ 7
+	w := n &^ 7 // the columns in registers when n is not a multiple of 32
 	_ = dst.Data[hi*n-1]
 	for i := lo; i < hi; i++ {
 		out := dst.Data[i*n : (i+1)*n]
@@ -178,6 +150,10 @@ func spmmRowsSeq(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 		vals, idx := a.Values[k0:k1], a.Indices[k0:k1]
 		for _, c := range idx {
 			_ = x.Data[(int(c)+1)*n-1]
+		}
+		if n%32 == 0 {
+			spmmRow32AVX2(&out[0], &x.Data[0], &vals[0], &idx[0], k1-k0, n, acc)
+			continue
 		}
 		spmmRowSeqAVX2(&out[0], &x.Data[0], &vals[0], &idx[0], k1-k0, n, w, acc)
 		if w == n {

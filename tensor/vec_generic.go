@@ -25,9 +25,6 @@ func gramToDistVec(g, nb []float32, na float32) int { return 0 }
 
 func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) { return 0, 0 }
 
-// spmmRowsSeq has no specialised path in the portable build.
-func spmmRowsSeq(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool { return false }
-
 // matMulBTRows has no specialised path in the portable build.
 func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool { return false }
 

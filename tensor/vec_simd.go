@@ -277,10 +277,6 @@ func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) {
 	return n, ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
 }
 
-// spmmRowsSeq is the default build's assembly path for widths that are not
-// a multiple of 32; this build keeps the axpy loop (the same bits).
-func spmmRowsSeq(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool { return false }
-
 // matMulBTRows is the default build's assembly path (four dot products per
 // pass); this build keeps one dot call per element (the same bits).
 func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool { return false }

@@ -213,12 +213,7 @@ func Classify(m model.Model, adj, feats *tensor.CSR, x *autograd.Sparse) ([]int3
 	if x == nil {
 		x = autograd.NewSparse(feats)
 	}
-	logits := Predict(m, g, x)
-	pred := make([]int32, logits.Rows)
-	for i := range pred {
-		pred[i] = int32(logits.ArgmaxRow(i))
-	}
-	return pred, nil
+	return argmaxRows(nil, Predict(m, g, x)), nil
 }
 
 // Accuracy returns the fraction of idx whose argmax logit equals the label.
