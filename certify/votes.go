@@ -34,14 +34,19 @@ const (
 	StreamVotes    uint64 = 1
 )
 
-// VoteOptions configure Votes.
+// VoteOptions configure Votes and VotesMany.
 type VoteOptions struct {
 	Samples int    // number of samples
 	Seed    uint64 // seed; sample i uses SampleRNG(Seed, Stream, i)
 	Stream  uint64 // StreamPreVotes or StreamVotes (or any other)
 	Workers int    // parallel workers (≤ 0: GOMAXPROCS)
-	// NewPredictor makes the predictor of one worker (called once per worker).
+	// NewPredictor makes the predictor of one worker (called once per
+	// worker). Votes uses it.
 	NewPredictor func() (Predictor, error)
+	// NewPredictors makes one worker's predictors of several base
+	// classifiers (called once per worker; the same number each call).
+	// VotesMany uses it: every sample is drawn once and classified by each.
+	NewPredictors func() ([]Predictor, error)
 	// Progress, if set, is called after each finished sample with the
 	// number done so far (serialised, increasing).
 	Progress func(done, total int)
@@ -52,13 +57,34 @@ type VoteOptions struct {
 // predicted. Samples run in parallel; the counts are identical for any
 // number of workers. Cancelling ctx stops the run with ctx's error.
 func Votes(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (*Counts, error) {
+	if o.NewPredictor == nil {
+		return nil, errors.New("votes: no predictor")
+	}
+	one := o.NewPredictor
+	o.NewPredictors = func() ([]Predictor, error) {
+		p, err := one()
+		return []Predictor{p}, err
+	}
+	c, err := VotesMany(ctx, s, numClasses, o)
+	if err != nil {
+		return nil, err
+	}
+	return c[0], nil
+}
+
+// VotesMany is Votes for several base classifiers at once (o.NewPredictors):
+// each sampled graph is drawn once and classified by every predictor, in
+// order, so predictors that share work per graph (a preprocessing cache)
+// do it once. Counts[i] are predictor i's votes, the same as Votes with that
+// predictor alone would count.
+func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) ([]*Counts, error) {
 	if o.Samples <= 0 {
 		return nil, fmt.Errorf("votes: %d samples", o.Samples)
 	}
 	if numClasses < 2 {
 		return nil, fmt.Errorf("votes: %d classes", numClasses)
 	}
-	if o.NewPredictor == nil {
+	if o.NewPredictors == nil {
 		return nil, errors.New("votes: no predictor")
 	}
 	workers := o.Workers
@@ -76,21 +102,34 @@ func Votes(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (*Cou
 		errOnce    sync.Once
 		firstErr   error
 		wg         sync.WaitGroup
+		models     atomic.Int64 // predictors per worker (-1: not known yet)
 	)
+	models.Store(-1)
 	fail := func(err error) {
 		errOnce.Do(func() { firstErr = err; cancel() })
 	}
-	partial := make([]*Counts, workers)
+	partial := make([][]*Counts, workers)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pred, err := o.NewPredictor()
+			preds, err := o.NewPredictors()
 			if err != nil {
 				fail(fmt.Errorf("votes: make predictor: %w", err))
 				return
 			}
-			counts := NewCounts(n, numClasses)
+			if len(preds) == 0 {
+				fail(errors.New("votes: no predictor"))
+				return
+			}
+			if !models.CompareAndSwap(-1, int64(len(preds))) && models.Load() != int64(len(preds)) {
+				fail(fmt.Errorf("votes: a worker made %d predictors, another %d", len(preds), models.Load()))
+				return
+			}
+			counts := make([]*Counts, len(preds))
+			for m := range counts {
+				counts[m] = NewCounts(n, numClasses)
+			}
 			partial[w] = counts
 			for {
 				i := int(next.Add(1) - 1)
@@ -98,21 +137,14 @@ func Votes(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (*Cou
 					return
 				}
 				adj, feats := s.SampleAt(o.Seed, o.Stream, i)
-				y, err := pred.Predict(adj, feats)
-				if err != nil {
-					fail(fmt.Errorf("votes: sample %d: %w", i, err))
-					return
-				}
-				if len(y) != n {
-					fail(fmt.Errorf("votes: sample %d: %d predictions for %d nodes", i, len(y), n))
-					return
-				}
-				for v, c := range y {
-					if c < 0 || int(c) >= numClasses {
-						fail(fmt.Errorf("votes: sample %d: class %d of node %d outside [0, %d)", i, c, v, numClasses))
+				for m, pred := range preds {
+					if err := predictInto(pred, adj, feats, counts[m], n, numClasses); err != nil {
+						if len(preds) > 1 {
+							err = fmt.Errorf("predictor %d: %w", m, err)
+						}
+						fail(fmt.Errorf("votes: sample %d: %w", i, err))
 						return
 					}
-					counts.Data[v*numClasses+int(c)]++
 				}
 				if o.Progress != nil {
 					progMu.Lock()
@@ -129,11 +161,35 @@ func Votes(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (*Cou
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("votes: %w", err)
 	}
-	total := NewCounts(n, numClasses)
-	for _, c := range partial {
-		total.Add(c)
+	total := make([]*Counts, models.Load())
+	for m := range total {
+		total[m] = NewCounts(n, numClasses)
+		for _, c := range partial {
+			if c != nil {
+				total[m].Add(c[m])
+			}
+		}
 	}
 	return total, nil
+}
+
+// predictInto classifies one sampled graph with pred and adds its votes to
+// counts.
+func predictInto(pred Predictor, adj, feats *tensor.CSR, counts *Counts, n, numClasses int) error {
+	y, err := pred.Predict(adj, feats)
+	if err != nil {
+		return err
+	}
+	if len(y) != n {
+		return fmt.Errorf("%d predictions for %d nodes", len(y), n)
+	}
+	for v, c := range y {
+		if c < 0 || int(c) >= numClasses {
+			return fmt.Errorf("class %d of node %d outside [0, %d)", c, v, numClasses)
+		}
+		counts.Data[v*numClasses+int(c)]++
+	}
+	return nil
 }
 
 // VoteFile is a smoothing run: votes, pre-votes and how they were drawn,
@@ -152,14 +208,17 @@ type VoteFile struct {
 	Seed          uint64
 }
 
-// SmoothOptions configure Smooth.
+// SmoothOptions configure Smooth and SmoothMany.
 type SmoothOptions struct {
 	PreSamples int // n₀ (≤ 0: 100)
 	Samples    int // n₁ (≤ 0: 10,000)
 	Seed       uint64
 	Workers    int
-	// NewPredictor makes the predictor of one worker.
+	// NewPredictor makes the predictor of one worker (Smooth).
 	NewPredictor func() (Predictor, error)
+	// NewPredictors makes one worker's predictors of several base
+	// classifiers (SmoothMany).
+	NewPredictors func() ([]Predictor, error)
 	// Progress, if set, reports each stage ("pre-votes", "votes").
 	Progress func(stage string, done, total int)
 }
@@ -167,13 +226,32 @@ type SmoothOptions struct {
 // Smooth draws the pre-votes (n₀ samples, stream StreamPreVotes) and the
 // votes (n₁ samples, stream StreamVotes) of the smoothed classifier.
 func Smooth(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions) (*VoteFile, error) {
+	if o.NewPredictor == nil {
+		return nil, errors.New("votes: no predictor")
+	}
+	one := o.NewPredictor
+	o.NewPredictors = func() ([]Predictor, error) {
+		p, err := one()
+		return []Predictor{p}, err
+	}
+	f, err := SmoothMany(ctx, s, numClasses, o)
+	if err != nil {
+		return nil, err
+	}
+	return f[0], nil
+}
+
+// SmoothMany is Smooth for several base classifiers on the same samples
+// (o.NewPredictors, see VotesMany): files[i] are predictor i's votes, the
+// same as Smooth with that predictor alone draws.
+func SmoothMany(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions) ([]*VoteFile, error) {
 	if o.PreSamples <= 0 {
 		o.PreSamples = 100
 	}
 	if o.Samples <= 0 {
 		o.Samples = 10000
 	}
-	vo := VoteOptions{Seed: o.Seed, Workers: o.Workers, NewPredictor: o.NewPredictor}
+	vo := VoteOptions{Seed: o.Seed, Workers: o.Workers, NewPredictors: o.NewPredictors}
 	stage := func(name string) func(int, int) {
 		if o.Progress == nil {
 			return nil
@@ -181,17 +259,24 @@ func Smooth(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions) (*
 		return func(d, t int) { o.Progress(name, d, t) }
 	}
 	vo.Samples, vo.Stream, vo.Progress = o.PreSamples, StreamPreVotes, stage("pre-votes")
-	pre, err := Votes(ctx, s, numClasses, vo)
+	pre, err := VotesMany(ctx, s, numClasses, vo)
 	if err != nil {
 		return nil, err
 	}
 	vo.Samples, vo.Stream, vo.Progress = o.Samples, StreamVotes, stage("votes")
-	votes, err := Votes(ctx, s, numClasses, vo)
+	votes, err := VotesMany(ctx, s, numClasses, vo)
 	if err != nil {
 		return nil, err
 	}
-	return &VoteFile{Votes: votes, PreVotes: pre, HasParams: true, Sample: s.Params(),
-		NumSamples: o.Samples, NumPreSamples: o.PreSamples, Seed: o.Seed}, nil
+	if len(votes) != len(pre) {
+		return nil, fmt.Errorf("votes: %d predictors for the votes, %d for the pre-votes", len(votes), len(pre))
+	}
+	files := make([]*VoteFile, len(votes))
+	for i := range files {
+		files[i] = &VoteFile{Votes: votes[i], PreVotes: pre[i], HasParams: true, Sample: s.Params(),
+			NumSamples: o.Samples, NumPreSamples: o.PreSamples, Seed: o.Seed}
+	}
+	return files, nil
 }
 
 // Save writes the vote file atomically.

@@ -321,7 +321,11 @@ func (x *execution) stillOpen(ctx context.Context, l *lease, rs []Run) ([]Run, e
 	for _, r := range rs {
 		switch e := state[r.Key]; e.State {
 		case store.Done:
-			x.sum.ByOthers++
+			if x.env.ranShared(r.Key) {
+				x.sum.Ran++ // run here, as part of another run (runCertify)
+			} else {
+				x.sum.ByOthers++
+			}
 			x.finished++
 		case store.Failed:
 			x.sum.FailedBefore++

@@ -28,7 +28,26 @@ type Env struct {
 	mu      sync.Mutex
 	loader  *task.Loader
 	flights map[string]*flight
-	claims  *lease // set while runs are claimed from the store's queue
+	claims  *lease          // set while runs are claimed from the store's queue
+	shared  map[string]bool // runs stored by another run that shared their work (runCertify)
+}
+
+// markShared records that run key was executed and stored as part of
+// another run (a certify run that shared its samples).
+func (e *Env) markShared(key string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shared == nil {
+		e.shared = map[string]bool{}
+	}
+	e.shared[key] = true
+}
+
+// ranShared reports whether run key was executed here as part of another run.
+func (e *Env) ranShared(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.shared[key]
 }
 
 // setCoordinator makes require coordinate runs with other workers through
@@ -181,8 +200,12 @@ func (e *Env) require(ctx context.Context, k *Kind, key string, kp store.Params)
 		f.err = err
 		return store.Result{}, err
 	}
+	secs := time.Since(start).Seconds()
+	if out.Seconds > 0 {
+		secs = out.Seconds
+	}
 	f.res = store.Result{Key: key, Kind: k.Name, Experiment: e.experimentName(ctx), Params: kp, Metrics: out.Metrics,
-		Artifacts: out.Artifacts, Started: start, Finished: time.Now(), Seconds: time.Since(start).Seconds()}
+		Artifacts: out.Artifacts, Started: start, Finished: time.Now(), Seconds: secs}
 	if _, err := e.Store.Put(ctx, f.res); err != nil {
 		f.err = err
 	}

@@ -22,6 +22,9 @@ type Param struct {
 type Output struct {
 	Metrics   map[string]any
 	Artifacts map[string]string // name -> sha256 in the store's artifact folder
+	// Seconds, if > 0, is the run's own time where it differs from its
+	// wall time (a certify run that shared its samples: its share).
+	Seconds float64
 }
 
 // Kind is a task kind: what a run with `kind: <Name>` does. Its parameters

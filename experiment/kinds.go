@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/task"
@@ -54,39 +53,13 @@ func evalKind() *Kind {
 // certifyKind samples the votes of the smoothed classifier of a trained
 // model (trained if the store has no train result with the same
 // parameters), stores them (artifact "votes") and computes the sparse
-// randomized-smoothing certificate over the test nodes. Metrics:
-// accumulated_certifications, smoothed_accuracy, avg_radius_add/_del (all
-// test nodes, as the reference), avg_radius_add/_del_correct (paper Eq. 9),
-// ratio (R[ra][rd]), degree_bins, clean_accuracy, n_test.
+// randomized-smoothing certificate over the test nodes (certifyOutputs has
+// the metrics). Queued certify runs that draw the same samples (other
+// models, same dataset, seed and flip probabilities) are claimed and run
+// with it on shared samples (runCertify), with the same results.
 func certifyKind() *Kind {
 	return specKind("certify", "randomized-smoothing certificate of a trained model", []string{"train"},
-		task.Certify{}.Defaults, func(ctx context.Context, env *Env, s task.Certify) (*Output, error) {
-			t, p, tr, err := env.Trained(ctx, s.Train)
-			if err != nil {
-				return nil, err
-			}
-			last := time.Now()
-			vf, err := s.Sample(ctx, p, t, env.SampleWorkers, task.Hooks{Progress: func(stage string, done, total int) {
-				if time.Since(last) > 10*time.Second {
-					last = time.Now()
-					env.logf("    certify %s p+=%g p-=%g: %s %d/%d", s.Model.Model, s.PAdd, s.PDel, stage, done, total)
-				}
-			}})
-			if err != nil {
-				return nil, err
-			}
-			sha, err := env.Store.PutArtifact(vf.Save)
-			if err != nil {
-				return nil, err
-			}
-			res, err := s.FromVotes(p, vf, "votes "+sha, nil)
-			if err != nil {
-				return nil, err
-			}
-			m := res.Metrics()
-			m["clean_accuracy"] = tr.Metrics["test_accuracy"]
-			return &Output{Metrics: m, Artifacts: map[string]string{"votes": sha}}, nil
-		})
+		task.Certify{}.Defaults, runCertify)
 }
 
 // perturbKind computes a transfer (or model-free) global attack on the

@@ -102,6 +102,20 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	workers := max(o.Workers, 1)
 	env := &Env{Store: st, Kinds: DefaultKinds(), DataDir: o.DataDir, Log: o.Progress,
 		SampleWorkers: max(1, runtime.GOMAXPROCS(0)/workers)}
+	if len(es) > 1 {
+		// Queue every file's runs first, so that runs of one file can take
+		// along the runs of another that share their work (the certificates
+		// of certification.yaml and temperature.yaml draw the same samples).
+		for _, e := range es {
+			runs, err := e.Expand(env.Kinds)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", e.Name, err)
+			}
+			if _, err := Enqueue(ctx, st, e.Name, runs, true); err != nil {
+				return nil, fmt.Errorf("%s: %w", e.Name, err)
+			}
+		}
+	}
 	var sum Summary
 	for _, e := range es {
 		env.Experiment = e.Name

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/train"
 )
 
@@ -75,27 +76,80 @@ func (r *CertifyResult) Metrics() map[string]any {
 // diffuse with the push PPR at SamplePPREps). workers ≤ 0: GOMAXPROCS; the
 // votes do not depend on it.
 func (s Certify) Sample(ctx context.Context, p *data.Problem, t *Trained, workers int, h Hooks) (*certify.VoteFile, error) {
-	if err := s.Validate(); err != nil {
+	vf, err := SampleGroup(ctx, []Certify{s}, p, []*Trained{t}, workers, h)
+	if err != nil {
 		return nil, err
 	}
+	return vf[0], nil
+}
+
+// SampleGroup draws the votes of several smoothed classifiers on the same
+// sampled graphs: specs[i] certifies trained[i], and the specs agree on
+// everything that decides the samples (SameSamples). Each graph is drawn
+// once and classified by every model in turn; models whose preprocessing is
+// the same (GDC with the same α, k and SamplePPREps) diffuse it once, through
+// a per-worker cache. vf[i] is exactly what specs[i].Sample would draw for
+// trained[i] alone, in a fraction of the time when the diffusion dominates
+// (the GDC models of a certificate grid).
+func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained []*Trained, workers int, h Hooks) ([]*certify.VoteFile, error) {
+	if len(specs) == 0 || len(specs) != len(trained) {
+		return nil, fmt.Errorf("certify: %d specs for %d trained models", len(specs), len(trained))
+	}
+	for i, s := range specs {
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		if err := specs[0].SameSamples(s); err != nil {
+			return nil, fmt.Errorf("certify group: run %d: %w", i, err)
+		}
+	}
+	s := specs[0]
 	sampler, err := certify.NewSampler(p.Adj, p.Features, certify.SampleParams{PPlusAdj: s.PAdd, PMinusAdj: s.PDel})
 	if err != nil {
 		return nil, err
 	}
-	spec := t.Spec
-	spec.PPREps = s.SamplePPREps // every sample needs a fresh diffusion
-	newPredictor := func() (certify.Predictor, error) {
-		c, err := (&Trained{Spec: spec, Seed: t.Seed, Model: t.Model}).clone(p)
-		if err != nil {
-			return nil, err
+	newPredictors := func() ([]certify.Predictor, error) {
+		var cache *graph.PrepCache
+		if len(trained) > 1 {
+			cache = graph.NewPrepCache(1) // the worker's current sample
 		}
-		// The weights stay fixed: the feature stage is computed once per
-		// worker, only the graph changes from sample to sample.
-		return certify.PredictorFunc(train.NewClassifier(c.Model, p.Features, p.X).Classify), nil
+		preds := make([]certify.Predictor, len(trained))
+		for i, t := range trained {
+			spec := t.Spec
+			spec.PPREps = specs[i].SamplePPREps // every sample needs a fresh diffusion
+			c, err := newModel(spec, p, t.Seed, cache)
+			if err != nil {
+				return nil, err
+			}
+			c.copyWeights(t)
+			// The weights stay fixed: the feature stage is computed once per
+			// worker, only the graph changes from sample to sample.
+			preds[i] = certify.PredictorFunc(train.NewClassifier(c.Model, p.Features, p.X).Classify)
+		}
+		return preds, nil
 	}
-	return certify.Smooth(ctx, sampler, p.NumClasses, certify.SmoothOptions{
+	return certify.SmoothMany(ctx, sampler, p.NumClasses, certify.SmoothOptions{
 		PreSamples: s.PreSamples, Samples: s.Samples, Seed: uint64(s.Seed), Workers: workers,
-		NewPredictor: newPredictor, Progress: h.Progress})
+		NewPredictors: newPredictors, Progress: h.Progress})
+}
+
+// SameSamples reports (as an error naming the first difference) whether o
+// draws other sampled graphs than s: another dataset or attributes, split,
+// seed, flip probabilities or number of samples. Two such specs can share
+// their samples (SampleGroup) whatever their models.
+func (s Certify) SameSamples(o Certify) error {
+	type key struct {
+		Data                Data
+		Seed, Split         int
+		PAdd, PDel          float64
+		Samples, PreSamples int
+	}
+	a := key{s.Data, s.Seed, s.EffectiveSplitSeed(), s.PAdd, s.PDel, s.Samples, s.PreSamples}
+	b := key{o.Data, o.Seed, o.EffectiveSplitSeed(), o.PAdd, o.PDel, o.Samples, o.PreSamples}
+	if a != b {
+		return fmt.Errorf("samples differ: %+v vs %+v", a, b)
+	}
+	return nil
 }
 
 // Run samples the votes of t (Sample) and computes their certificate

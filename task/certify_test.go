@@ -6,6 +6,7 @@ import (
 	bin "encoding/binary"
 	"encoding/hex"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rgnn/rgnn/certify"
@@ -97,6 +98,69 @@ func TestCertifySampleVotesPinned(t *testing.T) {
 	}
 }
 
+// TestSampleGroupSameVotes checks that models certified together on shared
+// samples (SampleGroup: each graph drawn once, GDC diffused once for the
+// GDC models) get exactly the votes each gets alone — the pinned SM GDC
+// digest among them — at GOMAXPROCS 1 and 2, and that specs drawing other
+// samples are refused.
+func TestSampleGroupSameVotes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: GDC sampling takes seconds")
+	}
+	members := []certifyCase{
+		{"sm_gdc", "sm_gdc", smGDCWeights, 0, 0.4, 1e-3, 20, 2},
+		{"gcn", "gcn", gcnWeights, 0, 0.4, 1e-3, 20, 2},
+		{"gdc", "gdc", "pretrained/cora_ml_Vanilla_GDC_s0_bin1.npz", 0, 0.4, 1e-3, 20, 2},
+		{"sm_gdc_T0.2", "sm_gdc", smGDCWeights, 0, 0.4, 1e-3, 20, 2},
+	}
+	var (
+		specs   []Certify
+		trained []*Trained
+		alone   []string
+		p       *data.Problem
+	)
+	for i, c := range members {
+		s, prob, tr := c.setup(t)
+		if i == 3 {
+			s.Temperature, tr.Spec.Temperature = 0.2, 0.2
+			var err error
+			if tr, err = Load(s.Model, prob, s.Seed, fixture.Reference(t, c.weights)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		vf, err := s.Sample(context.Background(), prob, tr, 0, Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs, trained, alone, p = append(specs, s), append(trained, tr), append(alone, voteDigest(vf)), prob
+	}
+	if alone[0] != "dedcf837156938ca82bf0f78a43c755125970560b95c6d64f0de23f23cecb633" {
+		t.Fatalf("SM GDC alone: digest %s, not the pinned one", alone[0])
+	}
+	if alone[0] == alone[3] {
+		t.Fatal("T = 0.2 and T = 0.5 give the same votes: the test would not see a mix-up")
+	}
+	for _, procs := range []int{1, 2} {
+		prev := runtime.GOMAXPROCS(procs)
+		vfs, err := SampleGroup(context.Background(), specs, p, trained, 0, Hooks{})
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, vf := range vfs {
+			if got := voteDigest(vf); got != alone[i] {
+				t.Errorf("GOMAXPROCS %d: %s in the group: digest %s, alone %s", procs, members[i].name, got, alone[i])
+			}
+		}
+	}
+	other := specs[1]
+	other.PDel = 0.3
+	if _, err := SampleGroup(context.Background(), []Certify{specs[0], other}, p, trained[:2], 0, Hooks{}); err == nil ||
+		!strings.Contains(err.Error(), "samples differ") {
+		t.Errorf("a group with another p_del: err = %v, want a 'samples differ' error", err)
+	}
+}
+
 // BenchmarkCertifySamples is the per-sample work of Certify.Sample alone
 // (data and weights loaded once): 200 (GCN) or 32 (SM GDC) samples + 2
 // pre-samples per iteration. cpu-ms/sample is the process CPU time per
@@ -123,4 +187,55 @@ func BenchmarkCertifySamples(b *testing.B) {
 			b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1000/float64(b.N*(c.samples+c.pre)), "cpu-ms/sample")
 		})
 	}
+}
+
+// BenchmarkCertifyGroup compares four GDC models (GDC, SM GDC at T = 1,
+// 0.5, 0.2) certified one after the other with the same four sharing their
+// samples (SampleGroup), Del. setting at the experiments' push eps 1e-4:
+// 16 samples + 2 pre-samples per model and iteration. cpu-ms/sample is the
+// process CPU time per sample and model.
+func BenchmarkCertifyGroup(b *testing.B) {
+	var (
+		specs   []Certify
+		trained []*Trained
+		p       *data.Problem
+	)
+	for i, temp := range []float64{0, 1, 0.5, 0.2} {
+		c := certifyCase{"sm_gdc", "sm_gdc", smGDCWeights, 0, 0.4, 1e-4, 16, 2}
+		if i == 0 {
+			c.model, c.weights = "gdc", "pretrained/cora_ml_Vanilla_GDC_s0_bin1.npz"
+		}
+		s, prob, _ := c.setup(b)
+		if temp > 0 {
+			s.Temperature = temp
+		}
+		tr, err := Load(s.Model, prob, s.Seed, fixture.Reference(b, c.weights))
+		if err != nil {
+			b.Fatal(err)
+		}
+		specs, trained, p = append(specs, s), append(trained, tr), prob
+	}
+	per := float64(len(specs) * (specs[0].Samples + specs[0].PreSamples))
+	b.Run("separate", func(b *testing.B) {
+		cpu0, _ := cputime.Process()
+		for b.Loop() {
+			for i, s := range specs {
+				if _, err := s.Sample(context.Background(), p, trained[i], 0, Hooks{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		cpu1, _ := cputime.Process()
+		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1000/float64(b.N)/per, "cpu-ms/sample")
+	})
+	b.Run("group", func(b *testing.B) {
+		cpu0, _ := cputime.Process()
+		for b.Loop() {
+			if _, err := SampleGroup(context.Background(), specs, p, trained, 0, Hooks{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cpu1, _ := cputime.Process()
+		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1000/float64(b.N)/per, "cpu-ms/sample")
+	})
 }

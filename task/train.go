@@ -6,6 +6,7 @@ import (
 
 	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/train"
 )
@@ -51,10 +52,17 @@ func (t *Trained) Save(path string) error { return model.SaveWeights(t.Model, pa
 
 // NewModel builds the untrained model of spec m for problem p.
 func NewModel(m Model, p *data.Problem, seed int) (*Trained, error) {
+	return newModel(m, p, seed, nil)
+}
+
+// newModel is NewModel with a preprocessing cache (nil: none) that models
+// built with the same cache share (model.Options.Cache).
+func newModel(m Model, p *data.Problem, seed int, cache *graph.PrepCache) (*Trained, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	o := m.options(seed)
+	o.Cache = cache
 	// No row of any graph on p's nodes holds more than n entries, so a
 	// larger k selects the same (whole) rows: clamp it, sparing buffers
 	// sized by k.
@@ -92,17 +100,11 @@ func (s Train) LoadOrTrain(ctx context.Context, p *data.Problem, path string, h 
 	return res.Trained, nil
 }
 
-// clone returns a fresh model of t's spec with t's weights (models keep
-// per-call state, so concurrent users need their own copy).
-func (t *Trained) clone(p *data.Problem) (*Trained, error) {
-	c, err := NewModel(t.Spec, p, t.Seed)
-	if err != nil {
-		return nil, err
-	}
+// copyWeights sets c's parameters to t's (the same architecture).
+func (c *Trained) copyWeights(t *Trained) {
 	for i, q := range c.Model.Params() {
 		copy(q.Value.Data, t.Model.Params()[i].Value.Data)
 	}
-	return c, nil
 }
 
 // TrainResult is the outcome of Train.Run.

@@ -1,0 +1,188 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/task"
+)
+
+// maxCertifyGroup bounds how many certify runs share one pass over the
+// samples (each member keeps its model and buffers per sampling worker).
+const maxCertifyGroup = 16
+
+// companion is a queued certify run claimed to share a run's samples.
+type companion struct {
+	entry store.QueueEntry
+	spec  task.Certify
+}
+
+// certifyCompanions claims the queued certify runs that draw the same
+// sampled graphs as s (task.Certify.SameSamples: dataset, attributes,
+// seed, flip probabilities, sample counts) — other models of a certificate
+// grid, whatever experiment file queued them — up to maxCertifyGroup−1, so
+// that one pass over the samples serves them all (task.SampleGroup): the
+// graphs are drawn once and GDC models diffuse each once. Only runs in the
+// store's queue are considered (the runner's), never runs other workers
+// hold; nothing is claimed when the queue cannot be read.
+func (e *Env) certifyCompanions(ctx context.Context, s task.Certify) []companion {
+	e.mu.Lock()
+	l := e.claims
+	e.mu.Unlock()
+	if l == nil {
+		return nil
+	}
+	q, err := l.st.Queue(ctx)
+	if err != nil {
+		return nil
+	}
+	k, _ := e.Kinds.Lookup("certify")
+	var out []companion
+	for _, qe := range q {
+		if len(out) >= maxCertifyGroup-1 {
+			break
+		}
+		if qe.Kind != "certify" || qe.State != store.Queued {
+			continue
+		}
+		spec, err := k.Decode(qe.Params)
+		if err != nil {
+			continue
+		}
+		c := *spec.(*task.Certify)
+		if c.Validate() != nil || s.SameSamples(c) != nil {
+			continue
+		}
+		if _, ok, err := l.st.ClaimKey(ctx, qe.Key, l.worker, l.length); err != nil || !ok {
+			continue
+		}
+		out = append(out, companion{entry: qe, spec: c})
+	}
+	return out
+}
+
+// releaseCompanions gives claimed companions back to the queue.
+func (e *Env) releaseCompanions(ctx context.Context, group []companion) {
+	e.mu.Lock()
+	l := e.claims
+	e.mu.Unlock()
+	if l == nil || len(group) == 0 {
+		return
+	}
+	keys := make([]string, len(group))
+	for i, c := range group {
+		keys[i] = c.entry.Key
+	}
+	if err := l.st.Release(context.WithoutCancel(ctx), l.worker, keys...); err != nil {
+		e.logf("  certify: releasing %d runs: %v", len(keys), err)
+	}
+}
+
+// runCertify runs the certify run s, sharing its samples with the
+// companions it can claim: their results are stored here (and marked done
+// in the queue), s's is returned. If the group fails for another reason
+// than cancellation, the companions go back to the queue and s runs alone.
+func runCertify(ctx context.Context, env *Env, s task.Certify) (*Output, error) {
+	group := env.certifyCompanions(ctx, s)
+	if len(group) == 0 {
+		outs, err := certifyOutputs(ctx, env, []task.Certify{s}, "")
+		if err != nil {
+			return nil, err
+		}
+		return outs[0], nil
+	}
+	specs := []task.Certify{s}
+	names := []string{s.Model.Label()}
+	for _, c := range group {
+		specs = append(specs, c.spec)
+		names = append(names, c.spec.Model.Label())
+	}
+	env.logf("  certify %s p+=%g p-=%g seed=%d: %d runs share the samples (%s)", s.Dataset, s.PAdd, s.PDel, s.Seed,
+		len(specs), strings.Join(names, ", "))
+	start := time.Now()
+	outs, err := certifyOutputs(ctx, env, specs, fmt.Sprintf("%d models", len(specs)))
+	if err != nil {
+		env.releaseCompanions(ctx, group)
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		env.logf("  certify group of %d failed (%v): running %s alone", len(specs), err, names[0])
+		outs, err := certifyOutputs(ctx, env, []task.Certify{s}, "")
+		if err != nil {
+			return nil, err
+		}
+		return outs[0], nil
+	}
+	finished := time.Now()
+	share := finished.Sub(start).Seconds() / float64(len(specs))
+	for i, c := range group {
+		out := outs[i+1]
+		r := store.Result{Key: c.entry.Key, Kind: "certify", Experiment: c.entry.Experiment, Params: c.entry.Params,
+			Metrics: out.Metrics, Artifacts: out.Artifacts, Started: start, Finished: finished, Seconds: share}
+		if _, err := env.Store.Put(context.WithoutCancel(ctx), r); err != nil {
+			env.releaseCompanions(ctx, group[i:])
+			return nil, fmt.Errorf("storing the certify run %s of the group: %w", c.entry.Key, err)
+		}
+		env.markShared(c.entry.Key)
+		env.logf("  ok   %s (samples shared)%s", Run{Kind: "certify", Key: c.entry.Key, Params: c.entry.Params}.Label(),
+			brief(out.Metrics))
+	}
+	outs[0].Seconds = share
+	return outs[0], nil
+}
+
+// certifyOutputs samples the votes of the certify runs specs together
+// (task.SampleGroup; their models trained first where the store has no
+// weights), stores the votes and returns each run's output. Metrics:
+// accumulated_certifications, smoothed_accuracy, avg_radius_add/_del (all
+// test nodes, as the reference), avg_radius_add/_del_correct (paper Eq. 9),
+// ratio (R[ra][rd]), degree_bins, clean_accuracy, n_test — the same
+// whether the runs shared their samples or not.
+func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what string) ([]*Output, error) {
+	trained := make([]*task.Trained, len(specs))
+	clean := make([]any, len(specs))
+	p0 := specs[0]
+	var pr *data.Problem
+	for i, s := range specs {
+		t, p, tr, err := env.Trained(ctx, s.Train)
+		if err != nil {
+			return nil, err
+		}
+		trained[i], clean[i] = t, tr.Metrics["test_accuracy"]
+		if i == 0 {
+			pr = p
+		}
+	}
+	if what == "" {
+		what = p0.Model.Model
+	}
+	last := time.Now()
+	vfs, err := task.SampleGroup(ctx, specs, pr, trained, env.SampleWorkers, task.Hooks{Progress: func(stage string, done, total int) {
+		if time.Since(last) > 10*time.Second {
+			last = time.Now()
+			env.logf("    certify %s p+=%g p-=%g: %s %d/%d", what, p0.PAdd, p0.PDel, stage, done, total)
+		}
+	}})
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]*Output, len(specs))
+	for i, vf := range vfs {
+		sha, err := env.Store.PutArtifact(vf.Save)
+		if err != nil {
+			return nil, err
+		}
+		res, err := specs[i].FromVotes(pr, vf, "votes "+sha, nil)
+		if err != nil {
+			return nil, err
+		}
+		m := res.Metrics()
+		m["clean_accuracy"] = clean[i]
+		outs[i] = &Output{Metrics: m, Artifacts: map[string]string{"votes": sha}}
+	}
+	return outs, nil
+}

@@ -1,0 +1,137 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rgnn/rgnn/data/synth"
+	"github.com/rgnn/rgnn/experiment/store"
+)
+
+// syncBuffer is a log sink for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCertifyRunsShareSamples runs a certificate grid (three models, two
+// seeds) whose runs of one seed draw the same samples: each seed's certify
+// runs are executed as one group (task.SampleGroup), counted as run here,
+// and every stored certificate — metrics and votes — equals the one the
+// run gives alone (each model's grid run in a store of its own).
+func TestCertifyRunsShareSamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains and certifies six models")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	preset, err := synth.LookupPreset("pubmed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preset, err = preset.Scaled(600); err != nil {
+		t.Fatal(err)
+	}
+	graphPath := filepath.Join(dir, "g.npz")
+	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	grid := func(models string) string {
+		return `
+name: certgroup
+fixed: {dataset: ` + graphPath + `, max_epochs: 20, samples: 24, pre_samples: 4, p_add: 0.002, p_del: 0.3,
+        sample_ppr_eps: 0.001, k: 16, temperature: 0.5}
+grid:
+  seed: [0, 1]
+  kind: [train, certify]
+  model: [` + models + `]
+`
+	}
+	run := func(t *testing.T, path, models string, workers int) (Summary, string) {
+		e, err := Parse([]byte(grid(models)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		var log syncBuffer
+		sum, err := Execute(ctx, &Env{Store: st, Kinds: DefaultKinds(), Log: &log}, e,
+			RunOptions{Workers: workers, Progress: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Failed > 0 {
+			t.Fatalf("failures: %v\n%s", sum.Failures, log.String())
+		}
+		return sum, log.String()
+	}
+	certs := func(t *testing.T, path string) map[string]store.Result {
+		st, err := store.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		rs, err := st.Query(ctx, store.Filter{Kind: "certify"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]store.Result{}
+		for _, r := range rs {
+			out[r.Key] = r
+		}
+		return out
+	}
+	alone := filepath.Join(dir, "alone.db")
+	for _, m := range []string{"gcn", "gdc", "sm_gdc"} {
+		if _, log := run(t, alone, m, 1); strings.Contains(log, "share the samples") {
+			t.Fatalf("a one-model grid shared samples:\n%s", log)
+		}
+	}
+	want := certs(t, alone)
+	if len(want) != 6 {
+		t.Fatalf("%d certify results alone, want 6", len(want))
+	}
+	for _, workers := range []int{1, 2} {
+		path := filepath.Join(dir, "group"+string(rune('0'+workers))+".db")
+		sum, log := run(t, path, "gcn, gdc, sm_gdc", workers)
+		if n := strings.Count(log, "share the samples"); n < 1 {
+			t.Errorf("workers %d: no certify run shared its samples:\n%s", workers, log)
+		}
+		if sum.Ran != 12 || sum.ByOthers != 0 {
+			t.Errorf("workers %d: ran %d, by others %d; want 12 and 0", workers, sum.Ran, sum.ByOthers)
+		}
+		got := certs(t, path)
+		for key, w := range want {
+			g, ok := got[key]
+			if !ok {
+				t.Errorf("workers %d: run %s missing", workers, key)
+				continue
+			}
+			gm, _ := json.Marshal(g.Metrics)
+			wm, _ := json.Marshal(w.Metrics)
+			if !bytes.Equal(gm, wm) || g.Artifacts["votes"] != w.Artifacts["votes"] {
+				t.Errorf("workers %d: %s (%v) differs from the run alone", workers, key, g.Params["model"])
+			}
+		}
+	}
+}
