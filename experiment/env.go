@@ -2,8 +2,10 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -125,7 +127,7 @@ func (e *Env) Trained(ctx context.Context, s task.Train) (*task.Trained, *data.P
 	if err != nil {
 		return nil, nil, store.Result{}, err
 	}
-	path, err := e.Store.OpenArtifact(res.Artifacts["weights"])
+	path, err := e.artifact(ctx, res, "weights")
 	if err != nil {
 		return nil, nil, store.Result{}, err
 	}
@@ -134,6 +136,68 @@ func (e *Env) Trained(ctx context.Context, s task.Train) (*task.Trained, *data.P
 		return nil, nil, store.Result{}, err
 	}
 	return t, p, res, nil
+}
+
+// artifact returns the path of the artifact name of the stored result res.
+// A result imported without its artifact files (a results file) names one
+// the folder lacks: the run is then recomputed here — runs are
+// deterministic — and the new file must have the recorded hash (else an
+// error, and the store keeps what it had). Concurrent requests for the same
+// artifact recompute it once.
+func (e *Env) artifact(ctx context.Context, res store.Result, name string) (string, error) {
+	sha, ok := res.Artifacts[name]
+	if !ok {
+		return "", fmt.Errorf("%s run %s has no artifact %q", res.Kind, res.Key, name)
+	}
+	path, err := e.Store.OpenArtifact(sha)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return path, err
+	}
+	k, ok := e.Kinds.Lookup(res.Kind)
+	if !ok {
+		return "", fmt.Errorf("artifact %s of run %s: unknown kind %q", name, res.Key, res.Kind)
+	}
+	flightKey := "artifact " + sha
+	e.mu.Lock()
+	if e.flights == nil {
+		e.flights = map[string]*flight{}
+	}
+	f, running := e.flights[flightKey]
+	if !running {
+		f = &flight{done: make(chan struct{})}
+		e.flights[flightKey] = f
+	}
+	e.mu.Unlock()
+	if running {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	} else {
+		func() {
+			defer func() {
+				close(f.done)
+				e.mu.Lock()
+				delete(e.flights, flightKey)
+				e.mu.Unlock()
+			}()
+			e.logf("  %s of %s run %s is not in the artifact folder (imported without it): recomputing the run", name, res.Kind, res.Key)
+			out, err := k.Run(ctx, e, res.Params)
+			switch {
+			case err != nil:
+				f.err = fmt.Errorf("recomputing the %s of %s run %s: %w", name, res.Kind, res.Key, err)
+			case out.Artifacts[name] != sha:
+				f.err = fmt.Errorf("recomputing the %s of %s run %s gave content hash %s, the store records %s "+
+					"(another build or machine? the run is not bit-for-bit reproducible here)", name, res.Kind, res.Key,
+					out.Artifacts[name], sha)
+			}
+		}()
+	}
+	if f.err != nil {
+		return "", f.err
+	}
+	return e.Store.OpenArtifact(sha)
 }
 
 // Require returns the result of the run of kind whose parameters are p's

@@ -132,7 +132,7 @@ func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		path, err := env.Store.OpenArtifact(pr.Artifacts["perturbed_graph"])
+		path, err := env.artifact(ctx, pr, "perturbed_graph")
 		if err != nil {
 			return nil, err
 		}

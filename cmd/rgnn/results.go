@@ -24,7 +24,9 @@ parameter and per scalar metric; list-valued metrics as JSON text) or JSON
 --failures lists runs that failed (they keep their error; 'rgnn run --retry-failed'
 or 'rgnn worker --retry-failed' runs them again);
 --check verifies every row's checksum, the database's integrity and every
-artifact's content hash (exit 1 if anything is wrong).`,
+artifact's content hash (exit 1 if anything is wrong); artifacts the folder does
+not hold (results imported from a results file) are counted, not errors: a run
+that needs one recomputes it.`,
 		Example: `  rgnn results --kind certify --where model=sm_gdc --where p_del=0.4
   rgnn results --format csv > results.csv
   rgnn results --check`,
@@ -63,12 +65,12 @@ func runResults(c *cobra.Command, _ []string) error {
 	ctx := context.Background()
 	w := c.OutOrStdout()
 	if chk, _ := c.Flags().GetBool("check"); chk {
-		probs, err := st.Check(ctx)
+		probs, absent, err := st.CheckAll(ctx)
 		if err != nil {
 			return err
 		}
 		if format == "json" {
-			if err := writeJSON(w, map[string]any{"ok": len(probs) == 0, "problems": probs}); err != nil {
+			if err := writeJSON(w, map[string]any{"ok": len(probs) == 0, "problems": probs, "absent_artifacts": absent}); err != nil {
 				return err
 			}
 		} else {
@@ -81,6 +83,9 @@ func runResults(c *cobra.Command, _ []string) error {
 		}
 		if format != "json" {
 			fmt.Fprintf(w, "%s: ok\n", st.Path())
+			if absent > 0 {
+				fmt.Fprintf(w, "%d artifacts absent (results imported without them): a run that needs one recomputes it\n", absent)
+			}
 		}
 		return nil
 	}

@@ -11,14 +11,22 @@ import (
 
 func newResultsExportCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "export STORE",
-		Short: "Copy results (and their artifacts) from --store into another store",
+		Use:   "export STORE|FILE.jsonl[.gz]",
+		Short: "Copy results (and their artifacts) from --store into another store, or write them to a results file",
 		Long: `Copy the results of --store that match --kind, --experiment and --where, with
 the artifacts they name, into STORE: an SQLite file (created if missing, its
 artifacts beside it) or a postgres:// URL. Results STORE already has (same key)
-are skipped, so exporting twice never duplicates one.`,
-		Example: `  rgnn results export laptop.db --store postgres://rgnn@db/rgnn --experiment cora_grid`,
-		Args:    cobra.ExactArgs(1),
+are skipped, so exporting twice never duplicates one.
+
+A name ending in .jsonl or .jsonl.gz writes a results file instead: one result
+per line (key, kind, parameters, metrics, the artifacts' hashes, times), without
+the artifact files — small enough to publish or keep in a repository beside a
+report. 'rgnn results import' reads it back; a run that needs an artifact the
+store then lacks (the weights of a trained model, a perturbed graph) recomputes
+it and checks it against the recorded hash.`,
+		Example: `  rgnn results export laptop.db --store postgres://rgnn@db/rgnn --experiment cora_grid
+  rgnn results export paper-cora_ml.jsonl.gz --store results/reproduce-cora_ml-paper/results.db`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return transfer(c, args[0], true)
 		},
@@ -32,13 +40,20 @@ are skipped, so exporting twice never duplicates one.`,
 
 func newResultsImportCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "import STORE",
-		Short: "Copy results (and their artifacts) from another store into --store",
+		Use:   "import STORE|FILE.jsonl[.gz]",
+		Short: "Copy results (and their artifacts) from another store or a results file into --store",
 		Long: `Copy the results of STORE (an SQLite file or a postgres:// URL) that match
 --kind, --experiment and --where, with their artifacts, into --store. Results
---store already has are skipped, so importing twice never duplicates one.`,
-		Example: `  rgnn results import laptop.db --store postgres://rgnn@db/rgnn --artifacts /shared/rgnn/artifacts`,
-		Args:    cobra.ExactArgs(1),
+--store already has are skipped, so importing twice never duplicates one.
+
+A results file (.jsonl or .jsonl.gz, written by 'rgnn results export') is
+imported whole, without artifact files: every line's key must match its kind
+and parameters. The results count as done (a grid resumes after them, the
+report shows them); a run that needs one of their artifacts recomputes it and
+checks its hash.`,
+		Example: `  rgnn results import laptop.db --store postgres://rgnn@db/rgnn --artifacts /shared/rgnn/artifacts
+  rgnn results import paper-cora_ml.jsonl.gz --store results/reproduce-cora_ml-paper/results.db`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return transfer(c, args[0], false)
 		},
@@ -90,6 +105,9 @@ func openPair(c *cobra.Command, other string) (mine, theirs *store.Store, f stor
 }
 
 func transfer(c *cobra.Command, other string, export bool) error {
+	if store.IsResultsFile(other) {
+		return transferFile(c, other, export)
+	}
 	mine, theirs, f, err := openPair(c, other)
 	if err != nil {
 		return err
@@ -104,11 +122,53 @@ func transfer(c *cobra.Command, other string, export bool) error {
 	if err != nil {
 		return err
 	}
+	return printTransfer(c, src.Path(), dst.Path(), copied, skipped)
+}
+
+func printTransfer(c *cobra.Command, from, to string, copied, skipped int) error {
 	if wantJSON(c) {
-		return writeJSON(c.OutOrStdout(), map[string]any{"from": src.Path(), "to": dst.Path(), "copied": copied, "skipped": skipped})
+		return writeJSON(c.OutOrStdout(), map[string]any{"from": from, "to": to, "copied": copied, "skipped": skipped})
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%s -> %s: %d results copied, %d already there\n", src.Path(), dst.Path(), copied, skipped)
+	fmt.Fprintf(c.OutOrStdout(), "%s -> %s: %d results copied, %d already there\n", from, to, copied, skipped)
 	return nil
+}
+
+// transferFile writes --store's results matching the filters to a results
+// file (export), or imports a whole results file into --store.
+func transferFile(c *cobra.Command, path string, export bool) error {
+	f, err := filterFlags(c)
+	if err != nil {
+		return err
+	}
+	f.Kind, _ = c.Flags().GetString("kind")
+	if !export && (f.Kind != "" || f.Experiment != "" || len(f.Params) > 0) {
+		return usagef("a results file is imported whole: --kind, --experiment and --where select what 'rgnn results export' writes")
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if export {
+		rs, err := st.Query(ctx, f)
+		if err != nil {
+			return err
+		}
+		if err := store.WriteResultsFile(path, rs); err != nil {
+			return err
+		}
+		return printTransfer(c, st.Path(), path, len(rs), 0)
+	}
+	rs, err := store.ReadResultsFile(path)
+	if err != nil {
+		return err
+	}
+	copied, skipped, err := store.ImportResults(ctx, st, rs)
+	if err != nil {
+		return err
+	}
+	return printTransfer(c, path, st.Path(), copied, skipped)
 }
 
 func runCompare(c *cobra.Command, args []string) error {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // ArtifactPath is where the artifact with this sha256 lives:
@@ -66,7 +65,7 @@ func (s *Store) PutArtifact(write func(path string) error) (string, error) {
 // OpenArtifact returns the path of a stored artifact after checking that its
 // content still matches its address.
 func (s *Store) OpenArtifact(sha string) (string, error) {
-	if len(sha) != 64 || strings.Trim(sha, "0123456789abcdef") != "" {
+	if !validSHA(sha) {
 		return "", fmt.Errorf("artifact %q: not a sha256", sha)
 	}
 	p := s.ArtifactPath(sha)

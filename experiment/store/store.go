@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -369,6 +370,18 @@ func checksum(key, kind, params, metrics, artifacts string) string {
 // it names must already be in the artifact folder. A stale failure of the
 // same key is removed and its queue entry, if any, is marked done.
 func (s *Store) Put(ctx context.Context, r Result) (bool, error) {
+	return s.put(ctx, r, true)
+}
+
+// PutWithoutArtifacts is Put for a result imported without its artifact
+// files (ReadResults): the artifacts it names need not be in the folder.
+// A run that needs one recomputes it (the experiment runner checks the
+// recomputed file against the recorded hash); Check lists them as absent.
+func (s *Store) PutWithoutArtifacts(ctx context.Context, r Result) (bool, error) {
+	return s.put(ctx, r, false)
+}
+
+func (s *Store) put(ctx context.Context, r Result, requireArtifacts bool) (bool, error) {
 	params, err := Canonical(r.Params)
 	if err != nil {
 		return false, err
@@ -384,7 +397,10 @@ func (s *Store) Put(ctx context.Context, r Result) (bool, error) {
 		r.Artifacts = map[string]string{}
 	}
 	for name, sha := range r.Artifacts {
-		if _, err := os.Stat(s.ArtifactPath(sha)); err != nil {
+		if !validSHA(sha) {
+			return false, fmt.Errorf("result %s: artifact %s: %q is not a sha256", r.Key, name, sha)
+		}
+		if _, err := os.Stat(s.ArtifactPath(sha)); err != nil && requireArtifacts {
 			return false, fmt.Errorf("result %s: artifact %s: %w", r.Key, name, err)
 		}
 	}
@@ -629,14 +645,24 @@ func (s *Store) Delete(ctx context.Context, keys []string) (int, error) {
 	return n, tx.Commit()
 }
 
-// Check verifies every row's checksum and every artifact's content hash.
-// It returns one line per problem found.
+// Check verifies every row's checksum and the content hash of every artifact
+// in the folder (one absent is not a problem: CheckAll). It returns one line
+// per problem found.
 func (s *Store) Check(ctx context.Context) ([]string, error) {
-	var problems []string
+	problems, _, err := s.CheckAll(ctx)
+	return problems, err
+}
+
+// CheckAll is Check that also counts the artifacts results name but the
+// folder does not hold (results imported without them, PutWithoutArtifacts,
+// or a folder cleared): not problems, since a run of the experiment runner
+// that needs one recomputes it and checks it against the recorded hash. A
+// file whose content does not match its hash is a problem.
+func (s *Store) CheckAll(ctx context.Context) (problems []string, absent int, err error) {
 	if !s.pg { // PostgreSQL has no integrity_check; the row checksums below cover the content
 		var ic string
 		if err := s.db.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&ic); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if ic != "ok" {
 			problems = append(problems, "sqlite integrity_check: "+ic)
@@ -644,17 +670,20 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	}
 	rs, err := s.query(ctx, "")
 	if err != nil {
-		return append(problems, err.Error()), nil
+		return append(problems, err.Error()), 0, nil
 	}
 	for _, r := range rs {
 		for name, sha := range r.Artifacts {
 			got, err := hashFile(s.ArtifactPath(sha))
-			if err != nil {
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				absent++
+			case err != nil:
 				problems = append(problems, fmt.Sprintf("result %s artifact %s: %v", r.Key, name, err))
-			} else if got != sha {
+			case got != sha:
 				problems = append(problems, fmt.Sprintf("result %s artifact %s: content hash %s", r.Key, name, got))
 			}
 		}
 	}
-	return problems, nil
+	return problems, absent, nil
 }
