@@ -13,7 +13,7 @@ import (
 
 // maxCertifyGroup bounds how many certify runs share one pass over the
 // samples (each member keeps its model and buffers per sampling worker).
-const maxCertifyGroup = 16
+const maxCertifyGroup = 32
 
 // companion is a queued certify run claimed to share a run's samples.
 type companion struct {
