@@ -50,6 +50,22 @@ func TestMedianKernelsAVX512(t *testing.T) {
 	if colls == 0 || colls == rows {
 		t.Errorf("%d of %d rows with collisions: the test does not exercise both paths", colls, rows)
 	}
+	// How often normal values (the benchmark graph) take the exact kernel.
+	a, x, _ := benchGraph()
+	pick := make([]int32, x.Cols)
+	totals := rowSums(a, nil)
+	groups, redo := 0, 0
+	for r := range a.Rows {
+		lo, hi := a.Indptr[r], a.Indptr[r+1]
+		medianPicksAVX512(x, a.Indices[lo:hi], a.Values[lo:hi], totals[r]/2, lo, pick, &ws, medianAuto)
+		for _, m := range ws.coll[:(x.Cols+15)/16] {
+			for h := range 2 {
+				groups++
+				redo += b2i(m>>(8*h)&0xff != 0)
+			}
+		}
+	}
+	t.Logf("benchGraph: %d of %d eight-column groups recomputed with exact keys", redo, groups)
 }
 
 // TestDimMedianAsmGenerated checks that dimmedian_amd64.s is what
