@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -32,11 +33,39 @@ type DimMedian struct {
 func (m *DimMedian) Name() string { return "dimmedian" }
 
 // medianPicks fills pick (d entries) with the weighted median entry of row r
-// per dimension. The neighbourhood is first gathered column-major (one
-// contiguous run of values per dimension). Each (value, entry) pair is packed
-// into one uint64 whose order is the value's order with ties broken by entry
-// position (column ascending), so plain integer comparisons do the work.
+// per dimension c: with each neighbour's (value, entry) pair packed into
+// one uint64 key, orderedBits(x[·,c])<<32 | i, whose order is the value's
+// order with ties broken by entry position (column ascending), the first
+// key in ascending order whose cumulative weight — the float64 sum of the
+// float32 weights a.Values[lo:hi] in that order — reaches total/2, or the
+// largest key if none does. Rows of up to 64 entries go to the build's
+// sorting-network kernel where it has one (medianPicksVec, AVX-512); the
+// rest to the portable selection, which gives the same picks.
 func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []int32, ws *workspace) {
+	lo, hi := a.Indptr[r], a.Indptr[r+1]
+	switch hi - lo {
+	case 0:
+		for c := range pick {
+			pick[c] = -1
+		}
+		return
+	case 1: // the only key is the first crossing or the largest
+		for c := range pick {
+			pick[c] = int32(lo)
+		}
+		return
+	}
+	if medianPicksVec(x, a.Indices[lo:hi], a.Values[lo:hi], total/2, lo, pick, ws) {
+		return
+	}
+	medianPicksGeneric(a, x, r, total, pick, ws)
+}
+
+// medianPicksGeneric is medianPicks in portable Go (the reference of the
+// vector kernels): the neighbourhood is first gathered column-major (one
+// contiguous run of values per dimension), then each dimension selects
+// with weightedSelectM.
+func medianPicksGeneric(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []int32, ws *workspace) {
 	lo, hi := a.Indptr[r], a.Indptr[r+1]
 	if hi == lo {
 		for c := range pick {
@@ -63,45 +92,57 @@ func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []in
 		}
 	}
 	w := a.Values[lo:hi]
-	monotone := true // partitioning relies on monotone prefix sums
-	for _, v := range w {
-		if v < 0 {
-			monotone = false
-			break
-		}
-	}
+	partition := exactSums(w)
 	keys := grow(ws.keys, nk)
 	ws.keys = keys
 	for c := range pick {
 		for i, v := range xt[c*nk : (c+1)*nk] {
 			keys[i] = uint64(orderedBits(v))<<32 | uint64(i)
 		}
-		pick[c] = int32(lo + int(weightedSelectM(keys, w, total/2, monotone)&0xffffffff))
+		pick[c] = int32(lo + int(weightedSelectM(keys, w, total/2, partition)&0xffffffff))
 	}
+}
+
+// exactSums reports whether every sum of a subset of w, added in any order
+// in float64, is exact, and no weight is negative: then the cumulative
+// weights in sorted order are monotone and equal to the sums quickselect's
+// partitions form in their own order. Each nonzero finite float32 weight
+// is an integer multiple of 2^(E−150) below 2^(E−126) (E its biased
+// exponent, 1 for subnormals), so all such sums are multiples of
+// 2^(Emin−150) below len(w)·2^(Emax−126), exact in float64's 53 bits when
+// bits.Len(len(w)) + Emax − Emin ≤ 29.
+func exactSums(w []float32) bool {
+	emin, emax := uint32(255), uint32(0)
+	for _, v := range w {
+		b := math.Float32bits(v)
+		if b&0x7fffffff == 0 {
+			continue // ±0 adds nothing
+		}
+		if b>>31 != 0 || b>>23 == 0xff { // negative, ±Inf or NaN
+			return false
+		}
+		e := max(b>>23, 1)
+		emin, emax = min(emin, e), max(emax, e)
+	}
+	return emax < emin || bits.Len(uint(len(w)))+int(emax)-int(emin) <= 29
 }
 
 // weightedSelect returns the first key in ascending order whose cumulative
-// weight reaches target (the last key if none does). Keys are distinct; the
-// low 32 bits of a key index w. Expected O(len(keys)) by quickselect; small
-// ranges are finished by sorting. keys is reordered.
+// weight (the float64 sum of the keys' weights in ascending order) reaches
+// target, or the last key if none does. Keys are distinct; the low 32 bits
+// of a key index w. Expected O(len(keys)) by quickselect where its sums are
+// exact (exactSums); otherwise the keys are sorted. keys is reordered.
 func weightedSelect(keys []uint64, w []float32, target float64) uint64 {
-	monotone := true
-	for _, v := range w {
-		if v < 0 {
-			monotone = false
-			break
-		}
-	}
-	return weightedSelectM(keys, w, target, monotone)
+	return weightedSelectM(keys, w, target, exactSums(w))
 }
 
-// weightedSelectM is weightedSelect with the weights' sign check done by the
-// caller: partitioning relies on monotone prefix sums, so unless monotone (no
-// negative weight) the whole range is sorted.
-func weightedSelectM(keys []uint64, w []float32, target float64, monotone bool) uint64 {
+// weightedSelectM is weightedSelect with exactSums(w) given by the caller:
+// unless partition, the whole range is sorted and its cumulative weights
+// are added in order.
+func weightedSelectM(keys []uint64, w []float32, target float64, partition bool) uint64 {
 	lo, hi := 0, len(keys)
 	var acc float64 // weight of the keys known to lie below keys[lo:hi]
-	for monotone && hi-lo > 12 {
+	for partition && hi-lo > 12 {
 		// Median-of-three pivot, then a branch-free Lomuto partition
 		// (keys[lo:i] < pivot ≤ keys[i:j]): the comparison outcomes are
 		// random, so branches would mispredict half the time.

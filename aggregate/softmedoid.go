@@ -255,6 +255,11 @@ type workspace struct {
 	sel                 []int
 	keys                []uint64
 	dist                []float32 // one row's nk×nk distances
+	// The median kernels' zero-padded weights, sorted keys and collision
+	// masks (medianPicksVec).
+	wpad  []float32
+	mkeys []uint64
+	coll  []uint16
 	// One row's recomputed state where the forward pass kept none
 	// (keepRows): softmax weights, ŝ and, for the Soft Median, the median
 	// picks and values and the distances to the median.
