@@ -1,0 +1,112 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+)
+
+// Float64 matrix products for the low-rank operators (SymLowRank) and
+// block Lanczos (graph.TruncatedSVD). Every output element is one chain of
+// fused multiply-adds in a fixed order, starting from 0, so the vector
+// kernels (4 lanes over output columns: gemm64_amd64.s, gemm64_simd.go)
+// give the bits of the portable ones below. Single-threaded: callers
+// parallelise over output rows or over fixed chunks of the reduced rows.
+
+// Gemm64 writes out[i*ldo+j] = Σ_{s<k} a[i*lda+s]·b[s*ldb+j] for i < rows,
+// j < w: per element the chain y = fma(a_is, b_sj, y) over s ascending.
+// With AVX2+FMA, widths that are multiples of 4 run in register tiles of
+// 8 rows × 4 columns.
+func Gemm64(out []float64, ldo int, a []float64, lda int, b []float64, ldb, rows, k, w int) {
+	if rows <= 0 || w <= 0 {
+		return
+	}
+	if k < 0 || ldo < w || lda < k || (k > 0 && ldb < w) || len(out) < (rows-1)*ldo+w ||
+		len(a) < (rows-1)*lda+k || (k > 0 && len(b) < (k-1)*ldb+w) {
+		panic(fmt.Sprintf("tensor.Gemm64: %d×%d · %d×%d with strides %d, %d, %d and lengths %d, %d, %d",
+			rows, k, k, w, ldo, lda, ldb, len(out), len(a), len(b)))
+	}
+	if k == 0 || w%4 != 0 || !gemm64Vec(out, ldo, a, lda, b, ldb, rows, k, w) {
+		gemm64Generic(out, ldo, a, lda, b, ldb, rows, k, w)
+	}
+}
+
+// GemmT64 writes c[s*ldc+j] = Σ_{i<rows} a[i*lda+s]·x[i*ldx+j] for s < k,
+// j < w (c = aᵀ·x): per element the chain c = fma(a_is, x_ij, c) over i
+// ascending. With AVX2+FMA, widths that are multiples of 4 run in register
+// tiles of 8 (then 4, then 1) rows of c × 4 columns.
+func GemmT64(c []float64, ldc int, a []float64, lda int, x []float64, ldx, rows, k, w int) {
+	if k <= 0 || w <= 0 {
+		return
+	}
+	if rows < 0 || ldc < w || lda < k || ldx < w || len(c) < (k-1)*ldc+w ||
+		(rows > 0 && (len(a) < (rows-1)*lda+k || len(x) < (rows-1)*ldx+w)) {
+		panic(fmt.Sprintf("tensor.GemmT64: (%d×%d)ᵀ · %d×%d with strides %d, %d, %d and lengths %d, %d, %d",
+			rows, k, rows, w, ldc, lda, ldx, len(c), len(a), len(x)))
+	}
+	if rows == 0 || w%4 != 0 || !gemmT64Vec(c, ldc, a, lda, x, ldx, rows, k, w) {
+		gemmT64Generic(c, ldc, a, lda, x, ldx, rows, k, w)
+	}
+}
+
+func gemm64Generic(out []float64, ldo int, a []float64, lda int, b []float64, ldb, rows, k, w int) {
+	for i := 0; i < rows; i++ {
+		ai := a[i*lda : i*lda+k]
+		oi := out[i*ldo : i*ldo+w]
+		j := 0
+		for ; j+4 <= w; j += 4 {
+			var y0, y1, y2, y3 float64
+			for s, av := range ai {
+				bs := b[s*ldb+j : s*ldb+j+4]
+				y0 = math.FMA(av, bs[0], y0)
+				y1 = math.FMA(av, bs[1], y1)
+				y2 = math.FMA(av, bs[2], y2)
+				y3 = math.FMA(av, bs[3], y3)
+			}
+			oi[j], oi[j+1], oi[j+2], oi[j+3] = y0, y1, y2, y3
+		}
+		for ; j < w; j++ {
+			var y float64
+			for s, av := range ai {
+				y = math.FMA(av, b[s*ldb+j], y)
+			}
+			oi[j] = y
+		}
+	}
+}
+
+func gemmT64Generic(c []float64, ldc int, a []float64, lda int, x []float64, ldx, rows, k, w int) {
+	for s := 0; s < k; s++ {
+		clear(c[s*ldc : s*ldc+w])
+	}
+	for i := 0; i < rows; i++ {
+		ai := a[i*lda : i*lda+k]
+		xi := x[i*ldx : i*ldx+w]
+		for s, av := range ai {
+			cs := c[s*ldc : s*ldc+w]
+			for j, xv := range xi {
+				cs[j] = math.FMA(av, xv, cs[j])
+			}
+		}
+	}
+}
+
+// Rot64 applies the plane rotation (c, s) to the vectors x and y:
+// y_k ← s·x_k + c·y_k and x_k ← c·x_k − s·y_k (the old y_k), each as one
+// fused multiply-add of a rounded product — fma(s, x, c·y) and
+// fma(c, x, (−s)·y) — so the 4-wide kernels give the portable bits.
+func Rot64(x, y []float64, c, s float64) {
+	if len(y) != len(x) {
+		panic(fmt.Sprintf("tensor.Rot64: lengths %d and %d", len(x), len(y)))
+	}
+	k := rot64Vec(x, y, c, s)
+	rot64Generic(x[k:], y[k:], c, s)
+}
+
+func rot64Generic(x, y []float64, c, s float64) {
+	y = y[:len(x)]
+	for k, xv := range x {
+		h := y[k]
+		y[k] = math.FMA(s, xv, c*h)
+		x[k] = math.FMA(c, xv, (-s)*h)
+	}
+}
