@@ -48,46 +48,99 @@ func GemmT64(c []float64, ldc int, a []float64, lda int, x []float64, ldx, rows,
 	}
 }
 
+// gemm64Generic is Gemm64's portable kernel: 2 rows × 4 columns of chains
+// in registers, then the tails one row and one column at a time (the
+// blocking changes no bits).
 func gemm64Generic(out []float64, ldo int, a []float64, lda int, b []float64, ldb, rows, k, w int) {
-	for i := 0; i < rows; i++ {
-		ai := a[i*lda : i*lda+k]
-		oi := out[i*ldo : i*ldo+w]
+	i := 0
+	for ; i+2 <= rows; i += 2 {
+		a0, a1 := a[i*lda:i*lda+k], a[(i+1)*lda:(i+1)*lda+k]
+		o0, o1 := out[i*ldo:i*ldo+w], out[(i+1)*ldo:(i+1)*ldo+w]
 		j := 0
 		for ; j+4 <= w; j += 4 {
-			var y0, y1, y2, y3 float64
-			for s, av := range ai {
+			var y0, y1, y2, y3, z0, z1, z2, z3 float64
+			for s, av := range a0 {
 				bs := b[s*ldb+j : s*ldb+j+4]
+				bv := a1[s]
 				y0 = math.FMA(av, bs[0], y0)
 				y1 = math.FMA(av, bs[1], y1)
 				y2 = math.FMA(av, bs[2], y2)
 				y3 = math.FMA(av, bs[3], y3)
+				z0 = math.FMA(bv, bs[0], z0)
+				z1 = math.FMA(bv, bs[1], z1)
+				z2 = math.FMA(bv, bs[2], z2)
+				z3 = math.FMA(bv, bs[3], z3)
 			}
-			oi[j], oi[j+1], oi[j+2], oi[j+3] = y0, y1, y2, y3
+			o0[j], o0[j+1], o0[j+2], o0[j+3] = y0, y1, y2, y3
+			o1[j], o1[j+1], o1[j+2], o1[j+3] = z0, z1, z2, z3
 		}
 		for ; j < w; j++ {
-			var y float64
-			for s, av := range ai {
-				y = math.FMA(av, b[s*ldb+j], y)
-			}
-			oi[j] = y
+			o0[j] = gemm64One(a0, b, ldb, j)
+			o1[j] = gemm64One(a1, b, ldb, j)
+		}
+	}
+	for ; i < rows; i++ {
+		ai := a[i*lda : i*lda+k]
+		oi := out[i*ldo : i*ldo+w]
+		for j := range oi {
+			oi[j] = gemm64One(ai, b, ldb, j)
 		}
 	}
 }
 
-func gemmT64Generic(c []float64, ldc int, a []float64, lda int, x []float64, ldx, rows, k, w int) {
-	for s := 0; s < k; s++ {
-		clear(c[s*ldc : s*ldc+w])
+// gemm64One is one element of gemm64Generic.
+func gemm64One(ai, b []float64, ldb, j int) float64 {
+	var y float64
+	for s, av := range ai {
+		y = math.FMA(av, b[s*ldb+j], y)
 	}
-	for i := 0; i < rows; i++ {
-		ai := a[i*lda : i*lda+k]
-		xi := x[i*ldx : i*ldx+w]
-		for s, av := range ai {
-			cs := c[s*ldc : s*ldc+w]
-			for j, xv := range xi {
-				cs[j] = math.FMA(av, xv, cs[j])
+	return y
+}
+
+// gemmT64Generic is GemmT64's portable kernel: 2 rows of c × 4 columns of
+// chains in registers, then the tails one element at a time (the blocking
+// changes no bits).
+func gemmT64Generic(c []float64, ldc int, a []float64, lda int, x []float64, ldx, rows, k, w int) {
+	s := 0
+	for ; s+2 <= k; s += 2 {
+		j := 0
+		for ; j+4 <= w; j += 4 {
+			var y0, y1, y2, y3, z0, z1, z2, z3 float64
+			for i := 0; i < rows; i++ {
+				as := a[i*lda+s : i*lda+s+2]
+				xi := x[i*ldx+j : i*ldx+j+4]
+				y0 = math.FMA(as[0], xi[0], y0)
+				y1 = math.FMA(as[0], xi[1], y1)
+				y2 = math.FMA(as[0], xi[2], y2)
+				y3 = math.FMA(as[0], xi[3], y3)
+				z0 = math.FMA(as[1], xi[0], z0)
+				z1 = math.FMA(as[1], xi[1], z1)
+				z2 = math.FMA(as[1], xi[2], z2)
+				z3 = math.FMA(as[1], xi[3], z3)
 			}
+			c0, c1 := c[s*ldc+j:s*ldc+j+4], c[(s+1)*ldc+j:(s+1)*ldc+j+4]
+			c0[0], c0[1], c0[2], c0[3] = y0, y1, y2, y3
+			c1[0], c1[1], c1[2], c1[3] = z0, z1, z2, z3
+		}
+		for ; j < w; j++ {
+			c[s*ldc+j] = gemmT64One(a, lda, s, x, ldx, j, rows)
+			c[(s+1)*ldc+j] = gemmT64One(a, lda, s+1, x, ldx, j, rows)
 		}
 	}
+	for ; s < k; s++ {
+		for j := 0; j < w; j++ {
+			c[s*ldc+j] = gemmT64One(a, lda, s, x, ldx, j, rows)
+		}
+	}
+}
+
+// gemmT64One is one element of gemmT64Generic.
+func gemmT64One(a []float64, lda, s int, x []float64, ldx, j, rows int) float64 {
+	var y float64
+	for i := 0; i < rows; i++ {
+		y = math.FMA(a[i*lda+s], x[i*ldx+j], y)
+	}
+	return y
 }
 
 // Rot64 applies the plane rotation (c, s) to the vectors x and y:
