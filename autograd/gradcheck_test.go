@@ -16,6 +16,14 @@ func randDense(rng *rand.Rand, r, c int) *tensor.Dense {
 	return d
 }
 
+func to64(d *tensor.Dense) []float64 {
+	out := make([]float64, len(d.Data))
+	for i, v := range d.Data {
+		out[i] = float64(v)
+	}
+	return out
+}
+
 func randCSR(rng *rand.Rand, r, c int, density float64) *tensor.CSR {
 	var es []tensor.Entry
 	for i := 0; i < r; i++ {
@@ -110,6 +118,8 @@ func TestGradients(t *testing.T) {
 		}
 		return d
 	}
+	lr := &tensor.SymLowRank{N: 7, Rank: 3, U: to64(randDense(rng, 7, 3)), Lambda: []float64{1.5, -0.7, 0.4},
+		Diag: to64(positive(randDense(rng, 7, 1)))}
 	idx := []int{0, 2, 3, 5}
 	labels := []int32{1, 0, 2, 1, 0, 2}
 	cases := []struct {
@@ -161,6 +171,12 @@ func TestGradients(t *testing.T) {
 			func(tp *Tape, in []*Var) *Var { return tp.ConcatCols(in[0], in[1]) }},
 		{"Gather", []*tensor.Dense{randDense(rng, 5, 1)},
 			func(tp *Tape, in []*Var) *Var { return tp.Gather(in[0], []int{4, -1, 0, 0, 2}, 1) }},
+		{"SymLowRank", []*tensor.Dense{randDense(rng, 7, 5)},
+			func(tp *Tape, in []*Var) *Var { return tp.SymLowRank(lr, in[0]) }},
+		{"SymLowRank twice (accumulating backward)", []*tensor.Dense{randDense(rng, 7, 2)},
+			func(tp *Tape, in []*Var) *Var {
+				return tp.Add(tp.SymLowRank(lr, in[0]), tp.SymLowRank(lr, tp.Scale(tp.SymLowRank(lr, in[0]), 0.5)))
+			}},
 		{"GCNNorm", []*tensor.Dense{sqvals()},
 			func(tp *Tape, in []*Var) *Var { return tp.GCNNormValues(ssq, in[0]) }},
 		{"GAT-like chain", []*tensor.Dense{randDense(rng, 6, 1), randDense(rng, 6, 1), randDense(rng, 6, 2)},

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,5 +255,45 @@ func BenchmarkFlipEdges(b *testing.B) {
 		if _, err := graph.FlipEdges(a, pairs); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// deleteEdges returns a with every undirected edge kept with probability
+// 1−p (randomized smoothing's deletions), from a seeded generator.
+func deleteEdges(a *tensor.CSR, p float64, seed uint64) *tensor.CSR {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var pairs [][2]int
+	for i := 0; i < a.Rows; i++ {
+		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
+			if j := int(a.Indices[k]); j > i && rng.Float64() < p {
+				pairs = append(pairs, [2]int{i, j})
+			}
+		}
+	}
+	out, err := graph.FlipEdges(a, pairs)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// BenchmarkTruncatedSVDSampled is the SVD of certification's sampled
+// graphs: cora_ml with 40% of the edges deleted (8 fixed samples per op).
+func BenchmarkTruncatedSVDSampled(b *testing.B) {
+	a := dataset(b, "cora_ml").Adj
+	var samples []*tensor.CSR
+	for s := range 8 {
+		samples = append(samples, deleteEdges(a, 0.4, uint64(s)))
+	}
+	c0, _ := cputime.Process()
+	for b.Loop() {
+		for _, s := range samples {
+			if _, err := graph.TruncatedSVD(s, 50); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if c1, ok := cputime.Process(); ok {
+		b.ReportMetric(float64(c1-c0)/1e6/float64(8*b.N), "cpu-ms/svd")
 	}
 }

@@ -76,9 +76,17 @@
 // thick-restart block Lanczos (block 4, full reorthogonalisation as matrix
 // products, restart at ~3·rank vectors keeping ~1.5·rank Ritz vectors) until
 // every kept Ritz residual is ≤ 1e-10·‖A‖; the start block comes from a fixed
-// seed. SVDNormAdj then materialises the normalised graph: the result is
-// DENSE (n² entries, 7.9M for cora_ml) because the method produces a dense
-// low-rank graph — this is inherent to SVD GCN, not an implementation choice.
+// seed. The basis is node-major, so the reorthogonalisation and the Ritz
+// vectors are float64 AVX2 products (tensor.Gemm64, GemmT64); the block is
+// orthonormalised by CholeskyQR2 (MGS with deflation when nearly
+// dependent); the projected matrix is diagonalised by Householder
+// tridiagonalisation and tql2 with row rotations (symEig). Up to MaxSVDNodes.
+//
+// The normalised graph is dense (n² entries, 7.9M for cora_ml) but of low
+// rank: SVDLowRank / NewSVDNorm keep it as tensor.SymLowRank,
+// Â = U·Λ·Uᵀ + D_r² with U = D_r·V, whose product with an n×d matrix costs
+// O(n·rank·d) — what svd_gcn propagates with. SVDGraph / SVDNormAdj
+// materialise it (up to MaxSVDGraphNodes) for the tests and Figure 1.
 //
 // # Jaccard (Jaccard GCN)
 //

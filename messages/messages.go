@@ -121,7 +121,10 @@ func layer(ll model.LastLayerer, m model.Model, adj, feats *tensor.CSR, x *autog
 	if err != nil {
 		return nil, err
 	}
-	a, msgs := ll.LastLayer(g, x)
+	a, msgs, err := ll.LastLayer(g, x)
+	if err != nil {
+		return nil, err
+	}
 	return &lastLayer{a: a, msgs: msgs}, nil
 }
 

@@ -39,7 +39,7 @@ func gcnSpecs() []Spec {
 			New: func(nFeat, nClass int, o Options) (Model, error) {
 				return NewGCN("gdc", nFeat, nClass, o, newGDCPrep(o)), nil
 			}},
-		{Name: "svd_gcn", Description: "GCN on the rank-50 truncated SVD of the adjacency (dense graph)",
+		{Name: "svd_gcn", Description: "GCN on the rank-50 truncated SVD of the adjacency (dense graph, propagated in low-rank form)",
 			Label: "SVD GCN", Order: 4,
 			New: func(nFeat, nClass int, o Options) (Model, error) {
 				return NewGCN("svd_gcn", nFeat, nClass, o, svdPrep{rank: 50}), nil
@@ -71,8 +71,16 @@ func (m *GCN) Name() string { return m.name }
 // Params implements Model.
 func (m *GCN) Params() []*autograd.Param { return []*autograd.Param{m.w1, m.b1, m.w2, m.b2} }
 
-// Preprocess implements Model: the preprocessing (if any), then gcn_norm.
+// Preprocess implements Model: the preprocessing (if any), then gcn_norm;
+// svd_gcn's dense graph in low-rank form (Graph.SVD, no gcn_norm).
 func (m *GCN) Preprocess(adj, x *tensor.CSR) (*Graph, error) {
+	if lp, ok := m.prep.(lowRankPrep); ok {
+		s, err := lp.LowRank(adj)
+		if err != nil {
+			return nil, fmt.Errorf("%s preprocessing: %w", m.name, err)
+		}
+		return &Graph{SVD: s}, nil
+	}
 	a := adj
 	normalize := true
 	if m.prep != nil {
@@ -100,7 +108,17 @@ func (m *GCN) forwardFrom(tp *autograd.Tape, g *Graph, h *autograd.Var, mode Mod
 		p = m.dropout
 	}
 	// AddBias → ReLU → Dropout in one pass (same values as the chain).
-	h = tp.BiasActDropout(tp.SpMMT(g.S, g.Vals, h), tp.Param(m.b1), autograd.ActReLU, p, mode.Seed)
+	h = tp.BiasActDropout(propagate(tp, g, h), tp.Param(m.b1), autograd.ActReLU, p, mode.Seed)
 	h = tp.MatMul(h, tp.Param(m.w2))
-	return tp.AddBias(tp.SpMMT(g.S, g.Vals, h), tp.Param(m.b2))
+	return tp.AddBias(propagate(tp, g, h), tp.Param(m.b2))
+}
+
+// propagate is a GCN layer's message passing Ŵᵀ·h: over the sparse S, or
+// with the low-rank operator of a dense graph (svd_gcn; Ŵ is symmetric
+// there, so Ŵᵀ·h = Ŵ·h).
+func propagate(tp *autograd.Tape, g *Graph, h *autograd.Var) *autograd.Var {
+	if g.SVD != nil {
+		return tp.SymLowRank(g.SVD.Op, h)
+	}
+	return tp.SpMMT(g.S, g.Vals, h)
 }

@@ -18,6 +18,10 @@ import (
 type Graph struct {
 	S    *autograd.Sparse
 	Vals *autograd.Var
+	// SVD, when set, is a dense graph kept in low-rank form (svd_gcn's
+	// D_r(L + I)D_r): S and Vals are nil and the layers propagate with
+	// autograd.SymLowRank on SVD.Op, never forming its n² entries.
+	SVD *graph.SVDNorm
 	// Extra holds model-specific preprocessed operands (e.g. RGCN's second
 	// normalisation); nil for most models.
 	Extra any

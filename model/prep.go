@@ -26,10 +26,23 @@ func (p gdcPrep) Normalize() bool { return true }
 
 // svdPrep is SVD GCN's preprocessing: the rank-50 truncated SVD of the
 // adjacency, normalised by svd_norm_adj; the layers do not normalise again.
+// The model uses its low-rank form (LowRank); Apply is the dense form
+// (graph.SVDGraph, n² entries) for callers that want a CSR.
 type svdPrep struct{ rank int }
 
 func (p svdPrep) Apply(adj, _ *tensor.CSR) (*tensor.CSR, error) { return graph.SVDGraph(adj, p.rank) }
 func (p svdPrep) Normalize() bool                               { return false }
+
+// LowRank implements lowRankPrep: the same graph as Apply in low-rank form.
+func (p svdPrep) LowRank(adj *tensor.CSR) (*graph.SVDNorm, error) {
+	return graph.SVDLowRank(adj, p.rank)
+}
+
+// lowRankPrep is a preprocessing whose graph is dense and kept in low-rank
+// form (Graph.SVD) instead of a CSR.
+type lowRankPrep interface {
+	LowRank(adj *tensor.CSR) (*graph.SVDNorm, error)
+}
 
 // jaccardPrep drops edges whose endpoints' feature patterns have Jaccard
 // similarity ≤ threshold (0.01), then the layers apply gcn_norm.

@@ -31,3 +31,15 @@ func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool { return false }
 // PrefetchRows is a hint the portable build does not give (it changes no
 // value).
 func PrefetchRows(data []float32, stride, width int, idx []int32) {}
+
+// gemm64Vec and gemmT64Vec have no vector path in the portable build.
+func gemm64Vec(out []float64, ldo int, a []float64, lda int, b []float64, ldb, rows, k, w int) bool {
+	return false
+}
+
+func gemmT64Vec(c []float64, ldc int, a []float64, lda int, x []float64, ldx, rows, k, w int) bool {
+	return false
+}
+
+// rot64Vec has no vector path in the portable build.
+func rot64Vec(x, y []float64, c, s float64) int { return 0 }

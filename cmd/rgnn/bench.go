@@ -35,8 +35,8 @@ rows): gcn (GDC column = the gdc model), appnp, gat, svd_gcn, jaccard_gcn, rgcn
 (GDC column = the model on the symmetrised, unweighted pattern of the top-k PPR
 matrix, since these models have no GDC variant of their own), sm_gcn (GDC
 column = sm_gdc), medoid_gdc, dimmedian_gdc, softmedian_gdc (GDC only). svd_gcn
-is skipped on graphs with more than 10,000 nodes (its graph is dense n×n; the
-paper's GPU ran out of memory on PubMed). GDC: α = 0.15, k = 64 (32 on
+propagates over its dense n×n graph in low-rank form, so it also runs on
+pubmed_synthetic (the paper's GPU ran out of memory on PubMed). GDC: α = 0.15, k = 64 (32 on
 pubmed_synthetic), exact PPR unless --ppr-eps > 0 (default: exact up to 10,000
 nodes, push approximation eps = 1e-4 above).
 

@@ -28,6 +28,7 @@ func BenchmarkCertifySample(b *testing.B) {
 		{"sm_gdc/eps=1e-4", "sm_gdc", "pretrained/cora_ml_Soft_Medoid_GDC_T_0_5_s0_bin1.npz", "1e-4", 16},
 		{"sm_gdc/eps=3e-4", "sm_gdc", "pretrained/cora_ml_Soft_Medoid_GDC_T_0_5_s0_bin1.npz", "3e-4", 16},
 		{"sm_gdc/eps=1e-3", "sm_gdc", "pretrained/cora_ml_Soft_Medoid_GDC_T_0_5_s0_bin1.npz", "1e-3", 16},
+		{"svd_gcn", "svd_gcn", "pretrained/cora_ml_SVD_GCN_s0_bin1.npz", "", 16},
 	} {
 		samples := tc.samples
 		w := fixture.Reference(b, tc.weights)
