@@ -240,11 +240,7 @@ func (m *SoftMedian) backwardRows(chunk, lo, hi int) {
 				continue
 			}
 			coef := float32(-gz / (sqrtD * m.t) / dist[i])
-			for t := range gk {
-				diff := coef * (xr[t] - med[t])
-				gk[t] += diff
-				gmed[t] -= diff
-			}
+			tensor.AxpyDiff(gk, gmed, xr, med, coef) // gk += coef·(xr − med); gmed −= the same
 		}
 		// x̄ is gathered from x (the median index is constant), so its
 		// gradient flows to the picked entries.

@@ -184,6 +184,22 @@ func SpMMValuesGrad(g []float32, a *CSR, x, dy *Dense) {
 	})
 }
 
+// AxpyDiff computes, element by element, d = c·(a − b), y += d and z −= d
+// (the Soft Median's gradient through the distance to the median, into a
+// neighbour's and the median's gradient). Each step is rounded to float32
+// separately — nothing is fused — so every build gives the bits of the
+// plain loop.
+func AxpyDiff(y, z, a, b []float32, c float32) { axpyDiff(y, z, a, b, c) }
+
+func axpyDiffGeneric(y, z, a, b []float32, c float32) {
+	z, a, b = z[:len(y)], a[:len(y)], b[:len(y)]
+	for t := range y {
+		d := c * (a[t] - b[t])
+		y[t] += d
+		z[t] -= d
+	}
+}
+
 // axpyGeneric computes y += alpha·x.
 func axpyGeneric(y, x []float32, alpha float32) {
 	x = x[:len(y)]

@@ -29,6 +29,9 @@ var SIMD = func() string {
 func axpyAVX2(y, x *float32, n int, alpha float32) // n a multiple of 8
 
 //go:noescape
+func axpyDiffAVX2(y, z, a, b *float32, n int, c float32) // n a multiple of 8
+
+//go:noescape
 func dotAVX2(x, y *float32, n int, buf *[8]float32) // n a multiple of 16
 
 //go:noescape
@@ -83,6 +86,21 @@ func axpy(y, x []float32, alpha float32) {
 	axpyAVX2(&y[0], &x[0], n, alpha)
 	if n < len(y) {
 		axpyGeneric(y[n:], x[n:], alpha)
+	}
+}
+
+// axpyDiff computes d = c·(a − b), y += d, z −= d 8 lanes at a time
+// (subtract, multiply, add, subtract: the plain loop's roundings).
+func axpyDiff(y, z, a, b []float32, c float32) {
+	if !useAVX2 || len(y) < 8 {
+		axpyDiffGeneric(y, z, a, b, c)
+		return
+	}
+	z, a, b = z[:len(y)], a[:len(y)], b[:len(y)]
+	n := len(y) &^ 7
+	axpyDiffAVX2(&y[0], &z[0], &a[0], &b[0], n, c)
+	if n < len(y) {
+		axpyDiffGeneric(y[n:], z[n:], a[n:], b[n:], c)
 	}
 }
 

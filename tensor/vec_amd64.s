@@ -37,6 +37,39 @@ axpydone:
 	VZEROUPPER
 	RET
 
+// func axpyDiffAVX2(y, z, a, b *float32, n int, c float32)
+// d = c·(a − b); y += d; z −= d — no fused operations.
+TEXT ·axpyDiffAVX2(SB), NOSPLIT, $0-44
+	MOVQ         y+0(FP), DI
+	MOVQ         z+8(FP), R8
+	MOVQ         a+16(FP), SI
+	MOVQ         b+24(FP), DX
+	MOVQ         n+32(FP), CX
+	VBROADCASTSS c+40(FP), Y0
+
+axpydiff8:
+	CMPQ    CX, $8
+	JLT     axpydiffdone
+	VMOVUPS (SI), Y1
+	VSUBPS  (DX), Y1, Y1
+	VMULPS  Y1, Y0, Y1
+	VMOVUPS (DI), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (DI)
+	VMOVUPS (R8), Y3
+	VSUBPS  Y1, Y3, Y3
+	VMOVUPS Y3, (R8)
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	SUBQ    $8, CX
+	JMP     axpydiff8
+
+axpydiffdone:
+	VZEROUPPER
+	RET
+
 // func dotAVX2(x, y *float32, n int, buf *[8]float32)
 TEXT ·dotAVX2(SB), NOSPLIT, $0-32
 	MOVQ   x+0(FP), SI

@@ -5,6 +5,8 @@ package tensor
 // axpy computes y += alpha·x.
 func axpy(y, x []float32, alpha float32) { axpyGeneric(y, x, alpha) }
 
+func axpyDiff(y, z, a, b []float32, c float32) { axpyDiffGeneric(y, z, a, b, c) }
+
 // dot returns Σ x_i y_i.
 func dot(x, y []float32) float32 { return dotGeneric(x, y) }
 

@@ -146,6 +146,27 @@ func naiveGemm(out, a, b []float32, m, k, n int, acc bool) ([]float64, []float64
 	return want, scale
 }
 
+// TestAxpyDiffSameBitsAsLoop checks the build's AxpyDiff against the plain
+// loop bit for bit (it fuses nothing) at every length 0..70 and offset.
+func TestAxpyDiffSameBitsAsLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 5))
+	for n := 0; n <= 70; n++ {
+		for off := 0; off < 4; off++ {
+			a, b := randVec(rng, n, off), randVec(rng, n, (off+1)%4)
+			y, z := randVec(rng, n, (off+2)%4), randVec(rng, n, (off+3)%4)
+			c := float32(rng.NormFloat64())
+			wy, wz := append([]float32(nil), y...), append([]float32(nil), z...)
+			axpyDiffGeneric(wy, wz, a, b, c)
+			AxpyDiff(y, z, a, b, c)
+			for i := range y {
+				if math.Float32bits(y[i]) != math.Float32bits(wy[i]) || math.Float32bits(z[i]) != math.Float32bits(wz[i]) {
+					t.Fatalf("n=%d off=%d i=%d: y %v z %v, want %v %v", n, off, i, y[i], z[i], wy[i], wz[i])
+				}
+			}
+		}
+	}
+}
+
 func TestGemmSmallAgainstGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for _, n := range []int{32, 64, 96, 5, 40} {

@@ -48,6 +48,27 @@ func axpy(y, x []float32, alpha float32) {
 	}
 }
 
+// axpyDiff computes d = c·(a − b), y += d, z −= d 8 lanes at a time
+// (subtract, multiply, add, subtract: the plain loop's roundings).
+func axpyDiff(y, z, a, b []float32, c float32) {
+	if !useAVX2 || len(y) < 8 {
+		axpyDiffGeneric(y, z, a, b, c)
+		return
+	}
+	z, a, b = z[:len(y)], a[:len(y)], b[:len(y)]
+	cv := archsimd.BroadcastFloat32x8(c)
+	i := 0
+	for ; i+8 <= len(y); i += 8 {
+		d := archsimd.LoadFloat32x8Slice(a[i:]).Sub(archsimd.LoadFloat32x8Slice(b[i:])).Mul(cv)
+		archsimd.LoadFloat32x8Slice(y[i:]).Add(d).StoreSlice(y[i:])
+		archsimd.LoadFloat32x8Slice(z[i:]).Sub(d).StoreSlice(z[i:])
+	}
+	archsimd.ClearAVXUpperBits()
+	if i < len(y) {
+		axpyDiffGeneric(y[i:], z[i:], a[i:], b[i:], c)
+	}
+}
+
 // dot returns Σ x_i y_i with 8-wide fused multiply-adds.
 func dot(x, y []float32) float32 {
 	if !useAVX2 || len(x) < 16 {
