@@ -409,16 +409,20 @@ func mirrorTiles(g []float32, nk int, nrm []float32) bool {
 // is computed transposed (d products of length nk, not nk of length d).
 const smallD = 16
 
-// softmax64 writes softmax(z) into s (log-sum-exp, float64).
+// softmax64 writes softmax(z) into s (log-sum-exp, float64; the
+// exponentials four at a time with math.Exp's bits, tensor.ExpVec).
 func softmax64(s, z []float64) {
 	m := math.Inf(-1)
 	for _, v := range z {
 		m = max(m, v)
 	}
-	var sum float64
+	s = s[:len(z)]
 	for i, v := range z {
-		e := math.Exp(v - m)
-		s[i] = e
+		s[i] = v - m
+	}
+	tensor.ExpVec(s, s)
+	var sum float64
+	for _, e := range s {
 		sum += e
 	}
 	for i := range s {
