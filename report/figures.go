@@ -131,16 +131,19 @@ func certRatioFigures(rs []store.Result) ([]Figure, error) {
 	for _, d := range ds {
 		groups := map[pPair]map[modelKey][][]float64{}
 		for _, r := range by[d] {
-			p := pPair{num(r.Params, "p_add"), num(r.Params, "p_del")}
+			p := pairOf(r)
 			if groups[p] == nil {
 				groups[p] = map[modelKey][][]float64{}
 			}
-			add := p.Del == 0
+			add := p.Del == 0 && !p.Attr
 			groups[p][keyOf(r)] = append(groups[p][keyOf(r)], ratioCurve(r, add))
 		}
 		for _, p := range sortedPairs(groups) {
 			xl := "deletion radius r_d (r_a = 0)"
-			if p.Del == 0 {
+			switch {
+			case p.Attr:
+				xl = "attribute deletion radius r_d (r_a = 0)"
+			case p.Del == 0:
 				xl = "addition radius r_a (r_d = 0)"
 			}
 			pl := newPlot(fmt.Sprintf("%s, %s", d, p.plain()), xl, "certification ratio R")
@@ -199,7 +202,7 @@ func degreeFigures(rs []store.Result) ([]Figure, error) {
 			if len(bins) == 0 {
 				continue
 			}
-			p := pPair{num(r.Params, "p_add"), num(r.Params, "p_del")}
+			p := pairOf(r)
 			if groups[p] == nil {
 				groups[p] = map[modelKey]*acc{}
 			}
@@ -383,7 +386,7 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 			case "train":
 				name, v = "clean accuracy", num(r.Metrics, "test_accuracy")
 			case "certify":
-				p := pPair{num(r.Params, "p_add"), num(r.Params, "p_del")}
+				p := pairOf(r)
 				name, v = "A.cert. "+p.plain(), num(r.Metrics, "accumulated_certifications")
 			default:
 				continue

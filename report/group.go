@@ -115,10 +115,33 @@ func fmtMeanSE(v []float64, dec int) string {
 }
 
 // pPair is the smoothing distribution of a certificate.
-type pPair struct{ Add, Del float64 }
+// pPair is a smoothing distribution: edge (or, with Attr, attribute)
+// addition and deletion probabilities.
+type pPair struct {
+	Add, Del float64
+	Attr     bool
+}
+
+// pairOf is the smoothing distribution of a certify result: the attribute
+// probabilities where it smooths the attributes, else the edge ones.
+func pairOf(r store.Result) pPair {
+	zero := func(v float64) float64 { // absent: at its default, 0
+		if math.IsNaN(v) {
+			return 0
+		}
+		return v
+	}
+	a, d := zero(num(r.Params, "p_add_att")), zero(num(r.Params, "p_del_att"))
+	if a > 0 || d > 0 {
+		return pPair{Add: a, Del: d, Attr: true}
+	}
+	return pPair{Add: num(r.Params, "p_add"), Del: num(r.Params, "p_del")}
+}
 
 func (p pPair) Name() string {
 	switch {
+	case p.Attr:
+		return fmt.Sprintf("Attributes (p₊=%g, p₋=%g)", p.Add, p.Del)
 	case p.Add > 0 && p.Del > 0:
 		return fmt.Sprintf("Add & del. (p₊=%g, p₋=%g)", p.Add, p.Del)
 	case p.Add > 0:
@@ -133,12 +156,19 @@ func (p pPair) plain() string {
 	return strings.NewReplacer("p₊", "p+", "p₋", "p-").Replace(p.Name())
 }
 
-func (p pPair) slug() string { return fmt.Sprintf("pa%g_pd%g", p.Add, p.Del) }
+func (p pPair) slug() string {
+	if p.Attr {
+		return fmt.Sprintf("attr_pa%g_pd%g", p.Add, p.Del)
+	}
+	return fmt.Sprintf("pa%g_pd%g", p.Add, p.Del)
+}
 
-// order: Add, Del, Add&del; then by probabilities.
+// order: Add, Del, Add&del, attributes; then by probabilities.
 func (p pPair) less(o pPair) bool {
 	c := func(q pPair) int {
 		switch {
+		case q.Attr:
+			return 3
 		case q.Add > 0 && q.Del > 0:
 			return 2
 		case q.Add > 0:

@@ -115,11 +115,12 @@ func ours(rs []store.Result, c paperCell) []float64 {
 	}
 	binary := func(r store.Result) bool { return r.Params["binary_attr"] == true }
 	pair := func(add, del float64) func(store.Result) bool {
-		return func(r store.Result) bool {
-			return binary(r) && num(r.Params, "p_add") == add && num(r.Params, "p_del") == del
-		}
+		return func(r store.Result) bool { return binary(r) && pairOf(r) == pPair{Add: add, Del: del} }
 	}
 	switch col := c.Column; {
+	case col == "cert_attr_add_del":
+		take("certify", func(r store.Result) bool { return binary(r) && pairOf(r) == pPair{Add: 0.01, Del: 0.6, Attr: true} },
+			"accumulated_certifications")
 	case col == "cert_add_del":
 		take("certify", pair(0.001, 0.4), "accumulated_certifications")
 	case col == "cert_add":

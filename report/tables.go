@@ -103,7 +103,7 @@ func certificationTables(rs []store.Result) []Table {
 		pairs := map[pPair]bool{}
 		for _, r := range cs {
 			models[keyOf(r)] = true
-			pairs[pPair{num(r.Params, "p_add"), num(r.Params, "p_del")}] = true
+			pairs[pairOf(r)] = true
 		}
 		var ps []pPair
 		for p := range pairs {
@@ -115,10 +115,10 @@ func certificationTables(rs []store.Result) []Table {
 			header = append(header, "A.cert. "+p.Name())
 		}
 		for _, p := range ps {
-			if p.Add > 0 && p.Del == 0 {
+			if p.Add > 0 && p.Del == 0 && !p.Attr {
 				header = append(header, "r̄ₐ "+p.Name())
 			}
-			if p.Del > 0 && p.Add == 0 {
+			if p.Del > 0 && p.Add == 0 && !p.Attr {
 				header = append(header, "r̄_d "+p.Name())
 			}
 		}
@@ -130,7 +130,7 @@ func certificationTables(rs []store.Result) []Table {
 			vals := func(p pPair, metric string) []float64 {
 				var v []float64
 				for _, r := range cs {
-					if keyOf(r) == mk && num(r.Params, "p_add") == p.Add && num(r.Params, "p_del") == p.Del {
+					if keyOf(r) == mk && pairOf(r) == p {
 						v = append(v, num(r.Metrics, metric))
 					}
 				}
@@ -140,10 +140,10 @@ func certificationTables(rs []store.Result) []Table {
 				row = append(row, fmtMeanSE(vals(p, "accumulated_certifications"), 2))
 			}
 			for _, p := range ps {
-				if p.Add > 0 && p.Del == 0 {
+				if p.Add > 0 && p.Del == 0 && !p.Attr {
 					row = append(row, fmtMeanSE(vals(p, "avg_radius_add_correct"), 2))
 				}
-				if p.Del > 0 && p.Add == 0 {
+				if p.Del > 0 && p.Add == 0 && !p.Attr {
 					row = append(row, fmtMeanSE(vals(p, "avg_radius_del_correct"), 2))
 				}
 			}

@@ -18,6 +18,8 @@ type CertifyResult struct {
 	SplitSeed     int     `json:"split_seed"`
 	PAdd          float64 `json:"p_add"`
 	PDel          float64 `json:"p_del"`
+	PAddAtt       float64 `json:"p_add_att,omitempty"`
+	PDelAtt       float64 `json:"p_del_att,omitempty"`
 	Alpha         float64 `json:"alpha"`
 	NumSamples    int     `json:"n_samples"`
 	NumPreSamples int     `json:"n_samples_pre,omitempty"`
@@ -104,14 +106,17 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 		}
 	}
 	s := specs[0]
-	sampler, err := certify.NewSampler(p.Adj, p.Features, certify.SampleParams{PPlusAdj: s.PAdd, PMinusAdj: s.PDel})
+	sampler, err := certify.NewSampler(p.Adj, p.Features, certify.SampleParams{PPlusAdj: s.PAdd, PMinusAdj: s.PDel,
+		PPlusAtt: s.PAddAtt, PMinusAtt: s.PDelAtt})
 	if err != nil {
 		return nil, err
 	}
 	newPredictors := func() ([]certify.Predictor, error) {
 		var cache *graph.PrepCache
-		if len(trained) > 1 {
-			cache = graph.NewPrepCache(1) // the worker's current sample
+		if len(trained) > 1 || s.Attributes() {
+			// the worker's current sample (with attribute noise the graph
+			// is the clean one throughout: diffused once per worker)
+			cache = graph.NewPrepCache(1)
 		}
 		preds := make([]certify.Predictor, len(trained))
 		for i, t := range trained {
@@ -139,13 +144,13 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 // their samples (SampleGroup) whatever their models.
 func (s Certify) SameSamples(o Certify) error {
 	type key struct {
-		Data                Data
-		Seed, Split         int
-		PAdd, PDel          float64
-		Samples, PreSamples int
+		Data                         Data
+		Seed, Split                  int
+		PAdd, PDel, PAddAtt, PDelAtt float64
+		Samples, PreSamples          int
 	}
-	a := key{s.Data, s.Seed, s.EffectiveSplitSeed(), s.PAdd, s.PDel, s.Samples, s.PreSamples}
-	b := key{o.Data, o.Seed, o.EffectiveSplitSeed(), o.PAdd, o.PDel, o.Samples, o.PreSamples}
+	a := key{s.Data, s.Seed, s.EffectiveSplitSeed(), s.PAdd, s.PDel, s.PAddAtt, s.PDelAtt, s.Samples, s.PreSamples}
+	b := key{o.Data, o.Seed, o.EffectiveSplitSeed(), o.PAdd, o.PDel, o.PAddAtt, o.PDelAtt, o.Samples, o.PreSamples}
 	if a != b {
 		return fmt.Errorf("samples differ: %+v vs %+v", a, b)
 	}
@@ -167,7 +172,7 @@ func (s Certify) Run(ctx context.Context, p *data.Problem, t *Trained, workers i
 // certificate per degree bin: DegreeBins equal-frequency bins, or the
 // given lower bin edges.
 func (s Certify) FromVotes(p *data.Problem, vf *certify.VoteFile, source string, edges []int) (*CertifyResult, error) {
-	if err := validProbs(s.PAdd, s.PDel); err != nil {
+	if err := s.validNoise(); err != nil {
 		return nil, err
 	}
 	if !(s.Alpha > 0 && s.Alpha < 0.5) {
@@ -177,7 +182,8 @@ func (s Certify) FromVotes(p *data.Problem, vf *certify.VoteFile, source string,
 		return nil, fmt.Errorf("%s: votes for %d nodes × %d classes, but %s has %d nodes × %d classes",
 			source, vf.Votes.Nodes, vf.Votes.Classes, p.Name, p.NumNodes(), p.NumClasses)
 	}
-	cert, err := certify.Compute(vf.Votes, vf.PreVotes, certify.Params{PPlus: s.PAdd, PMinus: s.PDel, Alpha: s.Alpha,
+	plus, minus := s.noise() // the binary certificate of whichever is smoothed
+	cert, err := certify.Compute(vf.Votes, vf.PreVotes, certify.Params{PPlus: plus, PMinus: minus, Alpha: s.Alpha,
 		NumSamples: vf.NumSamples}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
@@ -205,6 +211,7 @@ func (s Certify) FromVotes(p *data.Problem, vf *certify.VoteFile, source string,
 	}
 	nra, nrd := cert.GridShape()
 	r := &CertifyResult{Dataset: p.Name, Votes: source, SplitSeed: p.SplitSeed, PAdd: s.PAdd, PDel: s.PDel,
+		PAddAtt: s.PAddAtt, PDelAtt: s.PDelAtt,
 		Alpha: s.Alpha, NumSamples: cert.NumSamples, NumPreSamples: vf.NumPreSamples, NTest: m.Nodes,
 		NCorrect: m.Correct, GridShape: [3]int{cert.Nodes, nra, nrd},
 		AccumulatedCertifications: m.AccumulatedCertifications, SmoothedAccuracy: m.SmoothedAccuracy,
@@ -253,8 +260,17 @@ func (s *Certify) ProbsFromVotes(vf *certify.VoteFile, givenAdd, givenDel bool) 
 		return nil
 	}
 	if vf.Sample.PPlusAtt != 0 || vf.Sample.PMinusAtt != 0 {
-		return fmt.Errorf("the votes were sampled with attribute noise (p₊ᵃᵗᵗ=%g, p₋ᵃᵗᵗ=%g); joint structure/attribute "+
-			"certificates are not supported", vf.Sample.PPlusAtt, vf.Sample.PMinusAtt)
+		if vf.Sample.PPlusAdj != 0 || vf.Sample.PMinusAdj != 0 {
+			return fmt.Errorf("the votes were sampled with structure and attribute noise (p₊=%g, p₋=%g, p₊ᵃᵗᵗ=%g, "+
+				"p₋ᵃᵗᵗ=%g); joint structure/attribute certificates are not supported",
+				vf.Sample.PPlusAdj, vf.Sample.PMinusAdj, vf.Sample.PPlusAtt, vf.Sample.PMinusAtt)
+		}
+		if givenAdd || givenDel {
+			return bad("p_add", s.PAdd, "the votes were sampled with attribute noise (p₊ᵃᵗᵗ=%g, p₋ᵃᵗᵗ=%g), not structure noise",
+				vf.Sample.PPlusAtt, vf.Sample.PMinusAtt)
+		}
+		s.PAdd, s.PDel, s.PAddAtt, s.PDelAtt = 0, 0, vf.Sample.PPlusAtt, vf.Sample.PMinusAtt
+		return nil
 	}
 	if givenAdd && s.PAdd != vf.Sample.PPlusAdj {
 		return bad("p_add", s.PAdd, "disagrees with the votes file (sampled with p₊=%g, p₋=%g)", vf.Sample.PPlusAdj, vf.Sample.PMinusAdj)

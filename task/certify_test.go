@@ -6,6 +6,7 @@ import (
 	bin "encoding/binary"
 	"encoding/hex"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -238,4 +239,93 @@ func BenchmarkCertifyGroup(b *testing.B) {
 		cpu1, _ := cputime.Process()
 		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1000/float64(b.N)/per, "cpu-ms/sample")
 	})
+}
+
+// TestCertifyAttributes checks attribute smoothing: the checks of its
+// parameters (one of structure or attributes, binary attributes only), a
+// group on shared attribute samples giving each model's votes alone, noise
+// that moves some votes, and the certificate computed with the attribute
+// flip probabilities.
+func TestCertifyAttributes(t *testing.T) {
+	base := Certify{}.Defaults()
+	base.BinaryAttr, base.PAdd, base.PDel, base.PAddAtt, base.PDelAtt = true, 0, 0, 0.01, 0.6
+	if err := base.Validate(); err != nil {
+		t.Fatalf("attribute smoothing refused: %v", err)
+	}
+	for name, mod := range map[string]func(*Certify){
+		"both":     func(c *Certify) { c.PDel = 0.4 },
+		"tf-idf":   func(c *Certify) { c.BinaryAttr = false },
+		"range":    func(c *Certify) { c.PDelAtt = 1 },
+		"negative": func(c *Certify) { c.PAddAtt = -0.1 },
+		"no noise": func(c *Certify) { c.PAddAtt, c.PDelAtt = 0, 0 },
+	} {
+		c := base
+		mod(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: accepted %+v", name, c)
+		}
+	}
+	if testing.Short() {
+		t.Skip("-short: sampling")
+	}
+	members := []certifyCase{
+		{"gcn", "gcn", gcnWeights, 0, 0, 0, 12, 2},
+		{"sm_gdc", "sm_gdc", smGDCWeights, 0, 0, 1e-3, 12, 2},
+	}
+	var (
+		specs   []Certify
+		trained []*Trained
+		alone   []string
+		p       *data.Problem
+	)
+	for _, c := range members {
+		s, prob, tr := c.setup(t)
+		s.PAddAtt, s.PDelAtt = 0.01, 0.6
+		vf, err := s.Sample(context.Background(), prob, tr, 0, Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs, trained, alone, p = append(specs, s), append(trained, tr), append(alone, voteDigest(vf)), prob
+		mixed := 0
+		for v := 0; v < vf.Votes.Nodes; v++ {
+			row := vf.Votes.Data[v*vf.Votes.Classes : (v+1)*vf.Votes.Classes]
+			if slices.Max(row) < int64(s.Samples) {
+				mixed++
+			}
+		}
+		if mixed == 0 {
+			t.Errorf("%s: no node's votes are split: the attributes were not perturbed", c.name)
+		}
+		res, err := s.FromVotes(prob, vf, "sampled", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := certify.Compute(vf.Votes, vf.PreVotes, certify.Params{PPlus: 0.01, PMinus: 0.6, Alpha: s.Alpha,
+			NumSamples: vf.NumSamples}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := want.Metrics(prob.Labels, prob.Test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.AccumulatedCertifications != m.AccumulatedCertifications || res.PAddAtt != 0.01 || res.PDelAtt != 0.6 {
+			t.Errorf("%s: certificate %v (p_att %v, %v), want %v with the attribute probabilities", c.name,
+				res.AccumulatedCertifications, res.PAddAtt, res.PDelAtt, m.AccumulatedCertifications)
+		}
+	}
+	vfs, err := SampleGroup(context.Background(), specs, p, trained, 0, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, vf := range vfs {
+		if got := voteDigest(vf); got != alone[i] {
+			t.Errorf("%s in the group: digest %s, alone %s", members[i].name, got, alone[i])
+		}
+	}
+	structure := specs[0]
+	structure.PAddAtt, structure.PDelAtt, structure.PDel = 0, 0, 0.4
+	if err := specs[0].SameSamples(structure); err == nil {
+		t.Error("attribute and structure noise draw the same samples?")
+	}
 }

@@ -109,11 +109,18 @@ type Eval struct {
 }
 
 // Certify computes randomized-smoothing certificates of a trained model
-// for edge additions (PAdd) and deletions (PDel).
+// for edge additions (PAdd) and deletions (PDel), or — like the
+// reference, one or the other — for binary attributes set (PAddAtt) and
+// cleared (PDelAtt).
 type Certify struct {
 	Train
 	PAdd float64 `param:"p_add" help:"p₊, probability of adding an absent edge"`
 	PDel float64 `param:"p_del" help:"p₋, probability of deleting an edge"`
+	// PAddAtt and PDelAtt smooth the binary attributes instead of the
+	// structure (the paper's Table 6 column "attributes": 0.01 and 0.6,
+	// sparse smoothing's defaults).
+	PAddAtt float64 `param:"p_add_att" key:"omitdefault" help:"attribute smoothing: p₊, probability of setting a 0 attribute to 1 (binary attributes; instead of p_add/p_del)"`
+	PDelAtt float64 `param:"p_del_att" key:"omitdefault" help:"attribute smoothing: p₋, probability of clearing a 1 attribute"`
 	// Samples and PreSamples are n₁ (votes) and n₀ (pre-votes: the top
 	// classes).
 	Samples    int `param:"samples" help:"n₁, samples for the votes"`
@@ -309,7 +316,7 @@ func (c Certify) Validate() error {
 	if err := c.Train.Validate(); err != nil {
 		return err
 	}
-	if err := validProbs(c.PAdd, c.PDel); err != nil {
+	if err := c.validNoise(); err != nil {
 		return err
 	}
 	switch {
@@ -325,6 +332,40 @@ func (c Certify) Validate() error {
 		return bad("degree_bins", c.DegreeBins, "must be ≥ 1")
 	}
 	return nil
+}
+
+// validNoise checks the flip probabilities: each a probability, either the
+// structure's or the attributes' (the reference certifies one at a time),
+// and the attributes' only on binary attributes.
+func (c Certify) validNoise() error {
+	if c.PAddAtt == 0 && c.PDelAtt == 0 {
+		return validProbs(c.PAdd, c.PDel)
+	}
+	if !(c.PAddAtt >= 0 && c.PAddAtt < 1) {
+		return bad("p_add_att", c.PAddAtt, "must be a probability in [0, 1)")
+	}
+	if !(c.PDelAtt >= 0 && c.PDelAtt < 1) {
+		return bad("p_del_att", c.PDelAtt, "must be a probability in [0, 1)")
+	}
+	if c.PAdd != 0 || c.PDel != 0 {
+		return bad("p_add_att", c.PAddAtt, "smooth either the structure (p_add, p_del) or the attributes (p_add_att, "+
+			"p_del_att), not both (the certificate is for one of them)")
+	}
+	if !c.BinaryAttr {
+		return bad("p_add_att", c.PAddAtt, "attribute smoothing flips binary attributes: set binary_attr")
+	}
+	return nil
+}
+
+// Attributes reports whether s smooths the attributes (not the structure).
+func (c Certify) Attributes() bool { return c.PAddAtt != 0 || c.PDelAtt != 0 }
+
+// noise returns the flip probabilities of what s smooths.
+func (c Certify) noise() (plus, minus float64) {
+	if c.Attributes() {
+		return c.PAddAtt, c.PDelAtt
+	}
+	return c.PAdd, c.PDel
 }
 
 func validProbs(pAdd, pDel float64) error {

@@ -100,10 +100,19 @@ func lossOrNone(s string) string {
 	return s
 }
 
+// Noise names the smoothing distribution: "edges p₊=… p₋=…" or
+// "attributes p₊=… p₋=…" (radii then count attribute flips).
+func (r *CertifyResult) Noise() string {
+	if r.PAddAtt != 0 || r.PDelAtt != 0 {
+		return fmt.Sprintf("attributes p₊=%g p₋=%g", r.PAddAtt, r.PDelAtt)
+	}
+	return fmt.Sprintf("edges p₊=%g p₋=%g", r.PAdd, r.PDel)
+}
+
 // WriteText prints the certificate as text (and the plots written).
 func (r *CertifyResult) WriteText(w io.Writer, plots []string) {
-	fmt.Fprintf(w, "%s, %s (split seed %d): p₊=%g p₋=%g α=%g, n=%d samples, %d test nodes\n",
-		r.Votes, r.Dataset, r.SplitSeed, r.PAdd, r.PDel, r.Alpha, r.NumSamples, r.NTest)
+	fmt.Fprintf(w, "%s, %s (split seed %d): %s α=%g, n=%d samples, %d test nodes\n",
+		r.Votes, r.Dataset, r.SplitSeed, r.Noise(), r.Alpha, r.NumSamples, r.NTest)
 	fmt.Fprintf(w, "accumulated certifications  %.4f\n", r.AccumulatedCertifications)
 	fmt.Fprintf(w, "smoothed accuracy           %.4f (%d/%d)\n", r.SmoothedAccuracy, r.NCorrect, r.NTest)
 	fmt.Fprintf(w, "average radius  add %.4f  del %.4f  (over correct nodes: add %.4f  del %.4f)\n",

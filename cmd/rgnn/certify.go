@@ -112,7 +112,11 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 		if base == "(sampled)" {
 			base = "sampled"
 		}
-		title := fmt.Sprintf("%s (p+ = %g, p- = %g)", base, res.PAdd, res.PDel)
+		what, plus, minus := "edges", res.PAdd, res.PDel
+		if res.PAddAtt != 0 || res.PDelAtt != 0 {
+			what, plus, minus = "attributes", res.PAddAtt, res.PDelAtt
+		}
+		title := fmt.Sprintf("%s (%s p+ = %g, p- = %g)", base, what, plus, minus)
 		if rep.Plots, err = certplot.SaveAll(res.Stats, res.Bins, io.Plot, base, title); err != nil {
 			return err
 		}
