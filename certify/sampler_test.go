@@ -315,3 +315,58 @@ func TestSmoothSaveLoad(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+// TestVotesManySameAsVotes: several predictors on shared samples count what
+// each counts alone, and a failing one is named by a PredictorError.
+func TestVotesManySameAsVotes(t *testing.T) {
+	adj := undirected(t, 40, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {10, 11}, {11, 30}, {30, 39}})
+	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.02, PMinusAdj: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shifted := func() (Predictor, error) {
+		p, _ := degreeParity(3)()
+		return PredictorFunc(func(a, f *tensor.CSR) ([]int32, error) {
+			y, err := p.Predict(a, f)
+			for i := range y {
+				y[i] = (y[i] + 1) % 3
+			}
+			return y, err
+		}), nil
+	}
+	o := VoteOptions{Samples: 200, Seed: 4, Stream: StreamVotes, Workers: 2}
+	var alone []*Counts
+	for _, np := range []func() (Predictor, error){degreeParity(3), shifted} {
+		o.NewPredictor = np
+		v, err := Votes(context.Background(), s, 3, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone = append(alone, v)
+	}
+	o.NewPredictor = nil
+	o.NewPredictors = func() ([]Predictor, error) {
+		a, _ := degreeParity(3)()
+		b, _ := shifted()
+		return []Predictor{a, b}, nil
+	}
+	many, err := VotesMany(context.Background(), s, 3, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range alone {
+		if !slices.Equal(alone[i].Data, many[i].Data) {
+			t.Errorf("predictor %d: shared-sample votes differ from its votes alone", i)
+		}
+	}
+	boom := errors.New("boom")
+	o.NewPredictors = func() ([]Predictor, error) {
+		a, _ := degreeParity(3)()
+		return []Predictor{a, PredictorFunc(func(*tensor.CSR, *tensor.CSR) ([]int32, error) { return nil, boom })}, nil
+	}
+	_, err = VotesMany(context.Background(), s, 3, o)
+	var pe *PredictorError
+	if !errors.As(err, &pe) || pe.Predictor != 1 || !errors.Is(err, boom) {
+		t.Errorf("a failing second predictor: %v, want a PredictorError naming predictor 1", err)
+	}
+}

@@ -140,9 +140,10 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 				for m, pred := range preds {
 					if err := predictInto(pred, adj, feats, counts[m], n, numClasses); err != nil {
 						if len(preds) > 1 {
-							err = fmt.Errorf("predictor %d: %w", m, err)
+							fail(fmt.Errorf("votes: %w", &PredictorError{Predictor: m, Sample: i, Err: err}))
+						} else {
+							fail(fmt.Errorf("votes: sample %d: %w", i, err))
 						}
-						fail(fmt.Errorf("votes: sample %d: %w", i, err))
 						return
 					}
 				}
@@ -172,6 +173,20 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 	}
 	return total, nil
 }
+
+// PredictorError is the failure of one of VotesMany's predictors on a
+// sample: the caller can tell which base classifier failed and go on
+// without it.
+type PredictorError struct {
+	Predictor, Sample int
+	Err               error
+}
+
+func (e *PredictorError) Error() string {
+	return fmt.Sprintf("sample %d: predictor %d: %v", e.Sample, e.Predictor, e.Err)
+}
+
+func (e *PredictorError) Unwrap() error { return e.Err }
 
 // predictInto classifies one sampled graph with pred and adds its votes to
 // counts.

@@ -2,10 +2,12 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/task"
@@ -84,55 +86,83 @@ func (e *Env) releaseCompanions(ctx context.Context, group []companion) {
 
 // runCertify runs the certify run s, sharing its samples with the
 // companions it can claim: their results are stored here (and marked done
-// in the queue), s's is returned. If the group fails for another reason
-// than cancellation, the companions go back to the queue and s runs alone.
+// in the queue), s's is returned. A member that fails (its training, or its
+// model on a sample) leaves the group, which starts over without it: a
+// companion goes back to the queue to fail (or not) on its own; if s itself
+// failed, the others still finish and s's error is returned. Cancellation
+// gives every companion back.
 func runCertify(ctx context.Context, env *Env, s task.Certify) (*Output, error) {
 	group := env.certifyCompanions(ctx, s)
 	if len(group) == 0 {
-		outs, err := certifyOutputs(ctx, env, []task.Certify{s}, "")
+		outs, _, err := certifyOutputs(ctx, env, []task.Certify{s}, "")
 		if err != nil {
 			return nil, err
 		}
 		return outs[0], nil
 	}
-	specs := []task.Certify{s}
-	names := []string{s.Model.Label()}
-	for _, c := range group {
-		specs = append(specs, c.spec)
-		names = append(names, c.spec.Model.Label())
-	}
-	env.logf("  certify %s p+=%g p-=%g seed=%d: %d runs share the samples (%s)", s.Dataset, s.PAdd, s.PDel, s.Seed,
-		len(specs), strings.Join(names, ", "))
-	start := time.Now()
-	outs, err := certifyOutputs(ctx, env, specs, fmt.Sprintf("%d models", len(specs)))
-	if err != nil {
-		env.releaseCompanions(ctx, group)
-		if ctx.Err() != nil {
-			return nil, err
+	// members[0] is s while it is in the group (primary).
+	members := append([]companion{{spec: s}}, group...)
+	primary := true
+	var primaryErr error
+	for {
+		specs := make([]task.Certify, len(members))
+		names := make([]string, len(members))
+		for i, m := range members {
+			specs[i], names[i] = m.spec, m.spec.Model.Label()
 		}
-		env.logf("  certify group of %d failed (%v): running %s alone", len(specs), err, names[0])
-		outs, err := certifyOutputs(ctx, env, []task.Certify{s}, "")
+		env.logf("  certify %s p+=%g p-=%g seed=%d: %d runs share the samples (%s)", s.Dataset, s.PAdd, s.PDel, s.Seed,
+			len(specs), strings.Join(names, ", "))
+		start := time.Now()
+		outs, bad, err := certifyOutputs(ctx, env, specs, fmt.Sprintf("%d models", len(specs)))
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil || bad < 0 || len(members) == 1 {
+				env.releaseCompanions(ctx, members[b2i(primary):])
+				if primary {
+					return nil, err
+				}
+				return nil, errors.Join(primaryErr, err)
+			}
+			env.logf("  certify group: %s failed (%v); the other %d runs start over without it", names[bad], err, len(members)-1)
+			if bad == 0 && primary {
+				primary, primaryErr = false, err
+			} else {
+				env.releaseCompanions(ctx, members[bad:bad+1])
+			}
+			members = append(members[:bad:bad], members[bad+1:]...)
+			continue
 		}
+		finished := time.Now()
+		share := finished.Sub(start).Seconds() / float64(len(specs))
+		first := 0
+		if primary {
+			first = 1
+		}
+		for i := first; i < len(members); i++ {
+			c, out := members[i], outs[i]
+			r := store.Result{Key: c.entry.Key, Kind: "certify", Experiment: c.entry.Experiment, Params: c.entry.Params,
+				Metrics: out.Metrics, Artifacts: out.Artifacts, Started: start, Finished: finished, Seconds: share}
+			if _, err := env.Store.Put(context.WithoutCancel(ctx), r); err != nil {
+				env.releaseCompanions(ctx, members[i:])
+				return nil, fmt.Errorf("storing the certify run %s of the group: %w", c.entry.Key, err)
+			}
+			env.markShared(c.entry.Key)
+			env.logf("  ok   %s (samples shared)%s", Run{Kind: "certify", Key: c.entry.Key, Params: c.entry.Params}.Label(),
+				brief(out.Metrics))
+		}
+		if !primary {
+			return nil, primaryErr
+		}
+		outs[0].Seconds = share
 		return outs[0], nil
 	}
-	finished := time.Now()
-	share := finished.Sub(start).Seconds() / float64(len(specs))
-	for i, c := range group {
-		out := outs[i+1]
-		r := store.Result{Key: c.entry.Key, Kind: "certify", Experiment: c.entry.Experiment, Params: c.entry.Params,
-			Metrics: out.Metrics, Artifacts: out.Artifacts, Started: start, Finished: finished, Seconds: share}
-		if _, err := env.Store.Put(context.WithoutCancel(ctx), r); err != nil {
-			env.releaseCompanions(ctx, group[i:])
-			return nil, fmt.Errorf("storing the certify run %s of the group: %w", c.entry.Key, err)
-		}
-		env.markShared(c.entry.Key)
-		env.logf("  ok   %s (samples shared)%s", Run{Kind: "certify", Key: c.entry.Key, Params: c.entry.Params}.Label(),
-			brief(out.Metrics))
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	outs[0].Seconds = share
-	return outs[0], nil
+	return 0
 }
 
 // certifyOutputs samples the votes of the certify runs specs together
@@ -142,7 +172,10 @@ func runCertify(ctx context.Context, env *Env, s task.Certify) (*Output, error) 
 // test nodes, as the reference), avg_radius_add/_del_correct (paper Eq. 9),
 // ratio (R[ra][rd]), degree_bins, clean_accuracy, n_test — the same
 // whether the runs shared their samples or not.
-func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what string) ([]*Output, error) {
+//
+// When the failure is one member's (its training, or its model on a
+// sample), bad is its index, else −1.
+func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what string) (outs []*Output, bad int, err error) {
 	trained := make([]*task.Trained, len(specs))
 	clean := make([]any, len(specs))
 	p0 := specs[0]
@@ -150,7 +183,7 @@ func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what st
 	for i, s := range specs {
 		t, p, tr, err := env.Trained(ctx, s.Train)
 		if err != nil {
-			return nil, err
+			return nil, i, err
 		}
 		trained[i], clean[i] = t, tr.Metrics["test_accuracy"]
 		if i == 0 {
@@ -168,21 +201,25 @@ func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what st
 		}
 	}})
 	if err != nil {
-		return nil, err
+		var pe *certify.PredictorError
+		if errors.As(err, &pe) {
+			return nil, pe.Predictor, err
+		}
+		return nil, -1, err
 	}
-	outs := make([]*Output, len(specs))
+	outs = make([]*Output, len(specs))
 	for i, vf := range vfs {
 		sha, err := env.Store.PutArtifact(vf.Save)
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		res, err := specs[i].FromVotes(pr, vf, "votes "+sha, nil)
 		if err != nil {
-			return nil, err
+			return nil, i, err
 		}
 		m := res.Metrics()
 		m["clean_accuracy"] = clean[i]
 		outs[i] = &Output{Metrics: m, Artifacts: map[string]string{"votes": sha}}
 	}
-	return outs, nil
+	return outs, -1, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rgnn/rgnn/data/synth"
 	"github.com/rgnn/rgnn/experiment/store"
@@ -132,6 +133,79 @@ grid:
 			if !bytes.Equal(gm, wm) || g.Artifacts["votes"] != w.Artifacts["votes"] {
 				t.Errorf("workers %d: %s (%v) differs from the run alone", workers, key, g.Params["model"])
 			}
+		}
+	}
+}
+
+// TestCertifyGroupDropsAFailingMember: a member of a shared-sample group
+// that fails (here svd_gcn, whose training failed before) leaves the group;
+// the others are stored, and its own run fails with its own error.
+func TestCertifyGroupDropsAFailingMember(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	preset, err := synth.LookupPreset("pubmed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preset, err = preset.Scaled(300); err != nil {
+		t.Fatal(err)
+	}
+	graphPath := filepath.Join(dir, "g.npz")
+	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Parse([]byte(`
+name: dropmember
+fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 8, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0}
+grid:
+  model: [gcn, svd_gcn, gdc]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(dir, "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	kinds := DefaultKinds()
+	runs, err := e.Expand(kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs { // svd_gcn's training failed before
+		if r.Params["model"] == "svd_gcn" {
+			key, kp, err := kinds.Dependency("train", r.Params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Enqueue(ctx, []store.QueueItem{{Key: key, Kind: "train", Params: kp}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.PutFailure(ctx, store.Failure{Key: key, Kind: "train", Params: kp, Error: "planted failure",
+				At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var log syncBuffer
+	sum, err := Execute(ctx, &Env{Store: st, Kinds: kinds, Log: &log}, e, RunOptions{Workers: 1, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 2 || sum.Failed != 1 {
+		t.Fatalf("ran %d, failed %d; want 2 and 1 (svd_gcn)\n%s", sum.Ran, sum.Failed, log.String())
+	}
+	if !strings.Contains(log.String(), "start over without it") || !strings.Contains(log.String(), "planted failure") {
+		t.Errorf("the group did not drop its failing member:\n%s", log.String())
+	}
+	rs, err := st.Query(ctx, store.Filter{Kind: "certify"})
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("%d certify results (%v), want 2", len(rs), err)
+	}
+	for _, r := range rs {
+		if r.Params["model"] == "svd_gcn" {
+			t.Errorf("svd_gcn stored: %+v", r)
 		}
 	}
 }

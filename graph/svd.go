@@ -196,7 +196,7 @@ func SVDLowRank(a *tensor.CSR, rank int) (*SVDNorm, error) {
 }
 
 // NewSVDNorm is svd_norm_adj on L in low-rank form: the same row sums and
-// scaling as SVDNormAdj (the same error for a negative row sum), with
+// scaling as SVDNormAdj (NaN for a negative row sum, as the reference), with
 // U[i,t] = D_r[i]·V[i,t] and the diagonal D_r[i]² of D_r·I·D_r.
 func NewSVDNorm(l *LowRank) (*SVDNorm, error) {
 	dinv, err := svdRowScale(l)
@@ -220,8 +220,10 @@ func (s *SVDNorm) Dense() (*tensor.CSR, error) { return SVDNormAdj(s.L) }
 
 // svdRowScale returns svd_norm_adj's D_r for L + I: r_i^{-1/2} for the row
 // sums r_i = 1 + Σ_t λ_t v_t[i] Σ_j v_t[j] (computed without forming L),
-// 1/√0 → 0; a negative row sum, where the reference would produce NaN, is an
-// error.
+// 1/√0 → 0, and NaN for a negative row sum, as the reference (torch's
+// pow(−0.5)): the graph then has NaN in that row and column, every logit of
+// the model is NaN and every node's argmax is class 0 — what the reference
+// predicts, and votes, on such a (rare, randomly sampled) graph.
 func svdRowScale(l *LowRank) ([]float64, error) {
 	if l == nil || l.N < 1 || l.Rank < 1 || len(l.Values) != l.Rank || len(l.Vectors) != l.N*l.Rank {
 		return nil, errors.New("svd graph: malformed low-rank matrix (want N, Rank ≥ 1 with Rank values and N·Rank vector entries)")
@@ -244,8 +246,8 @@ func svdRowScale(l *LowRank) ([]float64, error) {
 			dinv[i] = 1 / math.Sqrt(sum)
 		case sum == 0:
 			dinv[i] = 0
-		default:
-			return nil, fmt.Errorf("svd graph: row %d of L+I sums to %g < 0 (the reference yields NaN)", i, sum)
+		default: // negative (or NaN): NaN, as the reference
+			dinv[i] = math.NaN()
 		}
 	}
 	return dinv, nil
