@@ -188,9 +188,12 @@ func TestPPRGoEngineErrors(t *testing.T) {
 		"target": func() error { _, err := le.EvaluateLocal(20, 0, nil, nil, ce, nil); return err },
 		"label":  func() error { _, err := le.EvaluateLocal(0, 9, nil, nil, ce, nil); return err },
 		"pair":   func() error { _, err := le.EvaluateLocal(0, 0, []int32{0}, []float32{1}, ce, nil); return err },
-		"grad":   func() error { _, err := le.EvaluateLocal(0, 0, []int32{1}, []float32{1}, ce, make([]float32, 2)); return err },
-		"whole":  func() error { _, err := le.Evaluate(p.Adj, ce, []int{0}, p.Labels, true); return err },
-		"pairs":  func() error { return le.PairGrad([]attack.Flip{{U: 0, V: 1}}, make([]float32, 1)) },
+		"grad": func() error {
+			_, err := le.EvaluateLocal(0, 0, []int32{1}, []float32{1}, ce, make([]float32, 2))
+			return err
+		},
+		"whole": func() error { _, err := le.Evaluate(p.Adj, ce, []int{0}, p.Labels, true); return err },
+		"pairs": func() error { return le.PairGrad([]attack.Flip{{U: 0, V: 1}}, make([]float32, 1)) },
 	} {
 		if f() == nil {
 			t.Errorf("%s: no error", name)
