@@ -108,7 +108,13 @@ func (b *localBlock) add(env *TargetEnv, u int, v int32, p float32) {
 	b.v = append(b.v, v)
 	b.p = append(b.p, p)
 	b.pairs = append(b.pairs, f)
-	b.sign = append(b.sign, edgeSign(env.Problem.Adj, f))
+	// the target's own row (symmetric adjacency: edgeSign's answer), in
+	// cache, rather than a random row per candidate
+	s := float32(1)
+	if hasEdge(env.Problem.Adj, u, int(v)) {
+		s = -1
+	}
+	b.sign = append(b.sign, s)
 }
 
 // localCandidates draws the candidate pairs (u, v) of target u: the whole

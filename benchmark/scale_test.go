@@ -61,7 +61,7 @@ func TestScaleJobs(t *testing.T) {
 		}
 		return out
 	}
-	all := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo}
+	all := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
 	if got := stages(1000); !reflect.DeepEqual(got, all) {
 		t.Errorf("1000 nodes: %v", got)
 	}
@@ -125,7 +125,7 @@ func TestRunScaleInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo}
+	want := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
 	if !reflect.DeepEqual(seen, want) {
 		t.Fatalf("stages %v, want %v", seen, want)
 	}

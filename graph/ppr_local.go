@@ -111,6 +111,7 @@ type LocalPPR struct {
 
 	// dense scratch, zero (false, −1) outside the current update's support
 	base, acc, gyd []float64 // Π_i, y, and the backward's gradient of y
+	gmark          []uint64  // the columns where gyd is set, one bit each
 	in             []bool
 	slot           []int32 // node → its index in list
 	supp           []int32 // the support of base and acc
@@ -135,7 +136,11 @@ type LocalPPR struct {
 	tsum    float64
 	gpi     []float64
 	topkSet bool
+	sink    int32 // keeps the look-ahead loads of Backward
 }
+
+// pfAhead is how many rows ahead Backward starts loading a row.
+const pfAhead = 16
 
 // NewLocalPPR prepares local updates of the graph adj (square, nonnegative,
 // usually symmetric) with the clean rows rows of its walk PPR at teleport
@@ -172,6 +177,7 @@ func (l *LocalPPR) alloc() {
 	n := l.adj.Rows
 	l.base, l.acc, l.gyd = make([]float64, n), make([]float64, n), make([]float64, n)
 	l.in, l.slot = make([]bool, n), make([]int32, n)
+	l.gmark = make([]uint64, (n+63)/64)
 	for v := range l.slot {
 		l.slot[v] = -1
 	}
@@ -380,33 +386,57 @@ func (l *LocalPPR) Backward(cols []int32, g []float64, out []float64) error {
 			len(g), len(cols), len(out), len(l.cand))
 	}
 	den := l.alpha + l.yi
-	// ∂L/∂y: −c·g, plus the denominator's share at i
+	// ∂L/∂y: −c·g, plus the denominator's share at i; gmark flags the
+	// columns where it is set, so that the rows below read gyd only there
+	// (a row's other entries cost a bit test on an n/64-word set, which
+	// stays in cache where gyd would not)
 	var gy float64
+	mark := func(c int32) { l.gmark[c>>6] |= 1 << (uint(c) & 63) }
 	for t, c := range cols {
 		gy += g[t] * l.acc[c]
 		l.gyd[c] += -l.c * g[t] * l.colScale(c)
+		mark(c)
 	}
 	i := int32(l.i)
 	l.gyd[i] += l.c * gy / den * l.colScale(i)
+	mark(i)
 	// ∂L/∂r′_j = (α−1)·Σ_l ∂L/∂y_l·Π[j,l]
 	m := l.rows.M
+	gm := l.gmark
 	l.gr = growF64(l.gr, len(l.list))
 	var sr float64
-	for t, j := range l.list {
+	var touch int32
+	list := l.list
+	for t, j := range list {
+		// Load a column index of the row pfAhead rows on (its row start
+		// read pfAhead rows before that): rows are random, and a row's
+		// loads are too many for the CPU to run ahead to the next row, so
+		// without these loads every row waits for memory on its own.
+		if t+2*pfAhead < len(list) {
+			touch += int32(m.Indptr[list[t+2*pfAhead]])
+		}
+		if t+pfAhead < len(list) {
+			if x := m.Indptr[list[t+pfAhead]]; x < len(m.Indices) {
+				touch += m.Indices[x]
+			}
+		}
 		lo, hi := m.Indptr[j], m.Indptr[j+1]
 		cs, vals := m.Indices[lo:hi], m.Values[lo:hi]
 		vals = vals[:len(cs)]
 		var s float64
 		for k, c := range cs {
-			s += l.gyd[c] * float64(vals[k])
+			if gm[c>>6]&(1<<(uint(c)&63)) != 0 {
+				s += l.gyd[c] * float64(vals[k])
+			}
 		}
 		l.gr[t] = (l.alpha - 1) * l.rowScale(j) * s
 		sr += l.gr[t] * l.w1[t] / l.dNew
 	}
+	l.sink += touch
 	for _, c := range cols {
-		l.gyd[c] = 0
+		l.gyd[c], gm[c>>6] = 0, 0
 	}
-	l.gyd[i] = 0
+	l.gyd[i], gm[i>>6] = 0, 0
 	// r′_j = ŵ′_ij/d̃′_i: ∂r′_j/∂w_c = ([j = v_c] − r′_j)/d̃′_i
 	for c, t := range l.cand {
 		out[c] += (l.gr[t] - sr) / l.dNew

@@ -436,3 +436,53 @@ func TestLocalPPRErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTopKPPRFewNodes: the push from a few sources on the CSR itself
+// (nodePush) gives the rows of the push on the prepared graph bit for bit:
+// roots, leaves of roots (derived from their root), the two ends of an
+// isolated edge, a node with a stored self loop, weighted graphs.
+func TestTopKPPRFewNodes(t *testing.T) {
+	a := powerLawGraph(t, 3000, 9000, 11)
+	// an isolated edge (0, 1) and a stored self loop at 5 with weights
+	es := []tensor.Entry{}
+	for i := range a.Rows {
+		lo, hi := a.RowRange(i)
+		for k := lo; k < hi; k++ {
+			j := int(a.Indices[k])
+			if i <= 1 || j <= 1 {
+				continue
+			}
+			es = append(es, tensor.Entry{Row: int32(i), Col: int32(j), Val: float32(1 + (i*j)%3)})
+		}
+	}
+	es = append(es, tensor.Entry{Row: 0, Col: 1, Val: 1}, tensor.Entry{Row: 1, Col: 0, Val: 1}, tensor.Entry{Row: 5, Col: 5, Val: 2})
+	w, err := tensor.FromCOO(a.Rows, a.Rows, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deg := graph.Degrees(a)
+	var nodes []int
+	for v := 2; v < a.Rows && len(nodes) < 40; v++ {
+		if deg[v] == 1 || v%97 == 0 {
+			nodes = append(nodes, v)
+		}
+	}
+	nodes = append(nodes, 0, 1, 5)
+	for name, g := range map[string]*tensor.CSR{"0/1": a, "weighted": w} {
+		all, allSums, err := graph.TopKPPRScaled(g, nil, 0.15, 1e-4, 16, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range nodes {
+			one, sums, err := graph.TopKPPRScaled(g, []int{u}, 0.15, 1e-4, 16, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wc, wv := rowOf(all, u)
+			gc, gv := rowOf(one, 0)
+			if !slices.Equal(wc, gc) || !slices.Equal(wv, gv) || sums[0] != allSums[u] {
+				t.Fatalf("%s node %d (degree %d): %v %v (sum %v), want %v %v (sum %v)", name, u, deg[u], gc, gv, sums[0], wc, wv, allSums[u])
+			}
+		}
+	}
+}

@@ -94,6 +94,9 @@ func topKPPR(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int, p
 			pos[v], want[v] = int32(i), true
 		}
 	}
+	if nodes != nil && len(nodes) <= nodePushMax {
+		return topKPPRNodes(adj, nodes, alpha, eps, k, progress, withSums)
+	}
 	g, err := newDiffusionGraph(adj)
 	if err != nil {
 		return nil, nil, fmt.Errorf("top-k ppr: %w", err)
@@ -125,6 +128,36 @@ func topKPPR(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int, p
 		done.Add(1)
 	})
 	stop()
+	return out.csr(n), out.sums, nil
+}
+
+// topKPPRNodes is topKPPR for a few nodes (at most nodePushMax): the same
+// validation of adj and the same rows, each pushed by nodePush on adj
+// itself, one after the other.
+func topKPPRNodes(adj *tensor.CSR, nodes []int, alpha, eps float64, k int, progress func(done, total int),
+	withSums bool) (*tensor.CSR, []float64, error) {
+	if err := adj.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("top-k ppr: gdc: adjacency: %w", err)
+	}
+	for _, v := range adj.Values {
+		if v < 0 {
+			return nil, nil, errors.New("top-k ppr: push needs nonnegative edge weights")
+		}
+	}
+	n := adj.Rows
+	kk := min(k, n)
+	out := &topKRows{kk: kk, count: make([]int32, len(nodes)),
+		cols: make([]int32, len(nodes)*kk), vals: make([]float32, len(nodes)*kk)}
+	if withSums {
+		out.sums = make([]float64, len(nodes))
+	}
+	w := newNodePush(adj, alpha, eps)
+	for i, u := range nodes {
+		out.set(i, w.topK(int32(u), kk))
+		if progress != nil {
+			progress(i+1, len(nodes))
+		}
+	}
 	return out.csr(n), out.sums, nil
 }
 
