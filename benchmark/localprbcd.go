@@ -214,7 +214,7 @@ func scaleLocalPRBCD(ctx context.Context, job ScaleJob, reg *model.Registry, row
 	row.Seconds, row.CPUSeconds = res.Seconds, res.CPUSeconds
 	var eval, clean, relaxed, recomputed float64
 	correct := 0
-	budgets := ""
+	budgets, secs := "", ""
 	for i, t := range res.Targets {
 		f := 1 / float64(len(res.Targets))
 		eval, clean, relaxed, recomputed = eval+t.EvalSeconds*f, clean+t.CleanMargin*f, relaxed+t.RelaxedMargin*f, recomputed+t.Margin*f
@@ -222,12 +222,13 @@ func scaleLocalPRBCD(ctx context.Context, job ScaleJob, reg *model.Registry, row
 			correct++
 		}
 		if i > 0 {
-			budgets += ","
+			budgets, secs = budgets+",", secs+","
 		}
 		budgets += fmt.Sprint(t.Budget)
+		secs += fmt.Sprintf("%.2f", t.Seconds)
 	}
-	row.Note = fmt.Sprintf("per target: %d test targets (deg ≥ 2), ε=0.5 budgets %s, block 10000, 500+100 epochs; "+
+	row.Note = fmt.Sprintf("per target: %d test targets (deg ≥ 2), ε=0.5 budgets %s, block 10000, 500+100 epochs, seconds %s; "+
 		"engine setup %.2f s (%.2f CPU s); recomputed evaluation %.2f s/target; mean margin %.3f → relaxed %.3f, recomputed %.3f; %d still correct",
-		len(res.Targets), budgets, res.SetupSeconds, res.SetupCPUSeconds, eval, clean, relaxed, recomputed, correct)
+		len(res.Targets), budgets, secs, res.SetupSeconds, res.SetupCPUSeconds, eval, clean, relaxed, recomputed, correct)
 	return nil
 }

@@ -156,6 +156,9 @@ func NewLocalPPR(adj *tensor.CSR, rows *PPRRows, alpha float64) (*LocalPPR, erro
 	if rows.M.Rows != n || rows.M.Cols != n {
 		return nil, fmt.Errorf("local ppr: rows %d×%d for a %d-node graph", rows.M.Rows, rows.M.Cols, n)
 	}
+	if err := rows.M.Validate(); err != nil {
+		return nil, fmt.Errorf("local ppr: rows: %w", err)
+	}
 	if (rows.RowScale != nil && len(rows.RowScale) != n) || (rows.ColScale != nil && len(rows.ColScale) != n) {
 		return nil, fmt.Errorf("local ppr: scales of length %d and %d for %d nodes", len(rows.RowScale), len(rows.ColScale), n)
 	}

@@ -200,3 +200,29 @@ func TestPPRGoEngineErrors(t *testing.T) {
 		}
 	}
 }
+
+// Local PR-BCD through the PPRGo engine: a target outside the graph, a
+// negative budget and a budget above the target's n − 1 pairs are errors.
+func TestLocalPRBCDPPRGoBadJobs(t *testing.T) {
+	p := attacktest.SmallProblem(t, 20, 6)
+	m := trainedPPRGo(t, p, "pprgo")
+	e, err := engine.NewTargeted(m, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := attack.Default().Lookup("local_prbcd")
+	a, err := spec.NewTargeted(attack.Options{Epochs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &attack.TargetEnv{Problem: p, Loss: attacktest.MustLoss(t, "margin"), Workers: 1,
+		NewEngine: func() (attack.Engine, error) { return e, nil }}
+	for _, job := range []attack.TargetBudget{{Node: -1, Budget: 1}, {Node: 20, Budget: 1}, {Node: 3, Budget: -1}, {Node: 3, Budget: 20}} {
+		if _, err := a.PerturbTargets(context.Background(), env, []attack.TargetBudget{job}); err == nil {
+			t.Errorf("job %+v: no error", job)
+		}
+	}
+	if f, err := a.PerturbTargets(context.Background(), env, []attack.TargetBudget{{Node: 3, Budget: 2}}); err != nil || len(f[0]) > 2 {
+		t.Errorf("a good job: %v %v", f, err)
+	}
+}
