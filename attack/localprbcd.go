@@ -36,7 +36,10 @@ const localEps = pEps
 // reference tracks the probability margin; the Engine reports the loss,
 // i.e. the logit margin for the margin loss), and the final flips are
 // the best of the top-budget weights and Samples Bernoulli draws. If no
-// state beats the clean graph the target gets no flips.
+// state beats the clean graph the target gets no flips. An engine that is a
+// LocalEngine (engine.PPRGo) evaluates the target alone for every state
+// (EvaluateLocal, no perturbed adjacency); any other Engine evaluates the
+// perturbed graph (the same weights, updates and draws either way).
 type LocalPRBCD struct {
 	Epochs, FineTune, BlockSize int
 	LRFactor                    float64
@@ -272,7 +275,7 @@ func (l *engineEvaluator) block(b *localBlock, grad []float32) (Eval, error) {
 		switch {
 		case b.sign[i] < 0:
 			k, _ := adj.Find(l.u, int(b.v[i]))
-			w = adj.Values[k] + (-p)
+			w = float32(float64(adj.Values[k]) + float64(-p)) // perturbedSigned's merge
 		case p <= l.floor:
 			w = 0
 		}
