@@ -30,3 +30,24 @@ type DenseEngine interface {
 	// fn returns.
 	ScanPairs(fn func(u int, s []float32))
 }
+
+// LocalEngine is an Engine that also evaluates the attacked model at one
+// target u whose own pairs (u, v) alone change, at a cost that follows the
+// changed pairs rather than the graph (engine.PPRGo: u's PPR row updated
+// locally, never a whole perturbed adjacency). Local PR-BCD prefers it
+// when its engine has it.
+type LocalEngine interface {
+	Engine
+	// EvaluateLocal runs the model at u on the clean graph whose pairs
+	// (u, v[c]) have weight w[c] (every other pair as it is): the loss at
+	// u with true class label, the accuracy (0 or 1) and u's logits (valid
+	// until the next call). With grad (len(v)) it writes ∂loss/∂w[c] into
+	// grad[c]. The v must be distinct, other than u, the w in [0, 1].
+	EvaluateLocal(u int, label int32, v []int32, w []float32, loss Loss, grad []float32) (LocalEval, error)
+}
+
+// LocalEval is what EvaluateLocal returns.
+type LocalEval struct {
+	Eval
+	Logits []float32
+}

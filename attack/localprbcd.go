@@ -36,7 +36,10 @@ const localEps = pEps
 // reference tracks the probability margin; the Engine reports the loss,
 // i.e. the logit margin for the margin loss), and the final flips are
 // the best of the top-budget weights and Samples Bernoulli draws. If no
-// state beats the clean graph the target gets no flips.
+// state beats the clean graph the target gets no flips. An engine that is a
+// LocalEngine (engine.PPRGo) evaluates the target alone for every state
+// (EvaluateLocal, no perturbed adjacency); any other Engine evaluates the
+// perturbed graph (the same weights, updates and draws either way).
 type LocalPRBCD struct {
 	Epochs, FineTune, BlockSize int
 	LRFactor                    float64
@@ -108,7 +111,13 @@ func (b *localBlock) add(env *TargetEnv, u int, v int32, p float32) {
 	b.v = append(b.v, v)
 	b.p = append(b.p, p)
 	b.pairs = append(b.pairs, f)
-	b.sign = append(b.sign, edgeSign(env.Problem.Adj, f))
+	// the target's own row (symmetric adjacency: edgeSign's answer), in
+	// cache, rather than a random row per candidate
+	s := float32(1)
+	if hasEdge(env.Problem.Adj, u, int(v)) {
+		s = -1
+	}
+	b.sign = append(b.sign, s)
 }
 
 // localCandidates draws the candidate pairs (u, v) of target u: the whole
@@ -151,54 +160,159 @@ func (c *localCandidates) fill(b *localBlock) {
 
 // attackOne attacks one job with engine e: the search over the target's
 // candidates, then the final sampling; no flips if neither beats the clean
-// graph.
+// graph. An engine that is a LocalEngine evaluates the target alone
+// (EvaluateLocal); any other evaluates whole perturbed graphs.
 func (a *LocalPRBCD) attackOne(ctx context.Context, e Engine, env *TargetEnv, job TargetBudget) ([]Flip, error) {
 	u, budget := job.Node, job.Budget
 	adj := env.Problem.Adj
 	n := adj.Rows
-	if u < 0 || u >= n {
+	switch {
+	case u < 0 || u >= n:
 		return nil, fmt.Errorf("node outside [0, %d)", n)
+	case budget < 0:
+		return nil, fmt.Errorf("negative budget %d", budget)
+	case budget > 0 && budget > n-1:
+		return nil, fmt.Errorf("budget %d above the %d pairs of the target", budget, n-1)
 	}
-	if budget <= 0 || n < 2 {
+	if budget == 0 || n < 2 {
 		return nil, nil
 	}
-	targets := []int{u}
-	clean, err := e.Evaluate(adj, env.Loss, targets, env.Problem.Labels, false)
+	floor := float32(-1)
+	if e.AnyPair() {
+		floor = 2 * localEps
+	}
+	var ev localEvaluator = &graphEvaluator{e: e, env: env, targets: []int{u}, floor: floor}
+	if le, ok := e.(LocalEngine); ok {
+		ev = &engineEvaluator{e: le, env: env, u: u, label: env.Problem.Labels[u], floor: floor}
+	}
+	clean, err := ev.clean()
 	if err != nil {
 		return nil, err
 	}
 	c := &localCandidates{env: env, u: u, n: n, size: min(a.BlockSize, n-1), whole: a.BlockSize >= n-1,
 		rng: newRNG(env.Seed, 0x10ca1<<32|uint64(u))}
-	best, err := a.search(ctx, e, env, c, budget, clean.Loss)
+	best, err := a.search(ctx, ev, c, budget, clean.Loss)
 	if err != nil || best == nil {
 		return nil, err // best == nil: the attack never beat the clean graph
 	}
-	fenv := &Env{Problem: env.Problem, Engine: e, Targets: targets, Loss: env.Loss}
-	// topFirst: the top-budget draw is always evaluated, so ev is the
+	// topFirst: the top-budget draw is always evaluated, so fev is the
 	// evaluation of flips
-	flips, ev, err := sampleFinal(fenv, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 0x10ca2<<32|uint64(u)), true, true)
+	flips, fev, err := sampleFinalWith(ev.flips, best.pairs, best.p, budget, a.Samples, newRNG(env.Seed, 0x10ca2<<32|uint64(u)), true, true)
 	if err != nil {
 		return nil, err
 	}
 	// keep the clean graph if no sample beats it
-	if ev.Loss <= clean.Loss {
+	if fev.Loss <= clean.Loss {
 		return nil, nil
 	}
 	return flips, nil
 }
 
+// localEvaluator evaluates the attacked model at the target: on the clean
+// graph, with a block's relaxed weights (and, with grad, ∂loss/∂w of every
+// pair of the block), or after a set of flips.
+type localEvaluator interface {
+	clean() (Eval, error)
+	block(b *localBlock, grad []float32) (Eval, error)
+	flips(f []Flip) (Eval, error)
+}
+
+// graphEvaluator evaluates whole perturbed graphs through any Engine.
+type graphEvaluator struct {
+	e       Engine
+	env     *TargetEnv
+	targets []int
+	floor   float32
+}
+
+func (g *graphEvaluator) clean() (Eval, error) {
+	return g.e.Evaluate(g.env.Problem.Adj, g.env.Loss, g.targets, g.env.Problem.Labels, false)
+}
+
+func (g *graphEvaluator) block(b *localBlock, grad []float32) (Eval, error) {
+	w, err := perturbedSigned(g.env.Problem.Adj, b.pairs, b.p, b.sign, g.floor)
+	if err != nil {
+		return Eval{}, err
+	}
+	ev, err := g.e.Evaluate(w, g.env.Loss, g.targets, g.env.Problem.Labels, grad != nil)
+	if err != nil || grad == nil {
+		return ev, err
+	}
+	return ev, g.e.PairGrad(b.pairs, grad)
+}
+
+func (g *graphEvaluator) flips(f []Flip) (Eval, error) {
+	adj, err := ApplyFlips(g.env.Problem.Adj, f)
+	if err != nil {
+		return Eval{}, err
+	}
+	return g.e.Evaluate(adj, g.env.Loss, g.targets, g.env.Problem.Labels, false)
+}
+
+// engineEvaluator evaluates the target alone through a LocalEngine: the
+// block's pairs (u, v) with the weights perturbedSigned would give them
+// (an edge 1 − p, a non-edge p, 0 at or below the floor).
+type engineEvaluator struct {
+	e     LocalEngine
+	env   *TargetEnv
+	u     int
+	label int32
+	floor float32
+	v     []int32
+	w     []float32
+}
+
+func (l *engineEvaluator) clean() (Eval, error) {
+	ev, err := l.e.EvaluateLocal(l.u, l.label, nil, nil, l.env.Loss, nil)
+	return ev.Eval, err
+}
+
+func (l *engineEvaluator) block(b *localBlock, grad []float32) (Eval, error) {
+	adj := l.env.Problem.Adj
+	l.w = l.w[:0]
+	for i, p := range b.p {
+		w := p
+		switch {
+		case b.sign[i] < 0:
+			k, _ := adj.Find(l.u, int(b.v[i]))
+			w = float32(float64(adj.Values[k]) + float64(-p)) // perturbedSigned's merge
+		case p <= l.floor:
+			w = 0
+		}
+		l.w = append(l.w, w)
+	}
+	ev, err := l.e.EvaluateLocal(l.u, l.label, b.v, l.w, l.env.Loss, grad)
+	return ev.Eval, err
+}
+
+func (l *engineEvaluator) flips(f []Flip) (Eval, error) {
+	adj := l.env.Problem.Adj
+	l.v, l.w = l.v[:0], l.w[:0]
+	for _, x := range f {
+		v := int(x.V)
+		switch {
+		case int(x.V) == l.u:
+			v = int(x.U)
+		case int(x.U) != l.u:
+			return Eval{}, fmt.Errorf("flip (%d, %d) does not touch target %d", x.U, x.V, l.u)
+		}
+		w := float32(1)
+		if hasEdge(adj, l.u, v) {
+			w = 0
+		}
+		l.v, l.w = append(l.v, int32(v)), append(l.w, w)
+	}
+	ev, err := l.e.EvaluateLocal(l.u, l.label, l.v, l.w, l.env.Loss, nil)
+	return ev.Eval, err
+}
+
 // search runs the Epochs + FineTune epochs of projected gradient ascent on
 // the relaxed weights of c's candidates and returns the block with the
 // highest attack loss at the target, nil if none beats cleanLoss.
-func (a *LocalPRBCD) search(ctx context.Context, e Engine, env *TargetEnv, c *localCandidates, budget int,
+func (a *LocalPRBCD) search(ctx context.Context, ev localEvaluator, c *localCandidates, budget int,
 	cleanLoss float64) (*localBlock, error) {
-	adj, labels, targets := env.Problem.Adj, env.Problem.Labels, []int{c.u}
 	b := &localBlock{}
 	c.fill(b)
-	floor := float32(-1)
-	if e.AnyPair() {
-		floor = 2 * localEps
-	}
 	lrFactor := float64(budget) * a.LRFactor * math.Max(math.Sqrt(float64(c.n)/float64(c.size)), 1)
 	grad := make([]float32, 0, c.size)
 	var best *localBlock
@@ -208,21 +322,14 @@ func (a *LocalPRBCD) search(ctx context.Context, e Engine, env *TargetEnv, c *lo
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w, err := perturbedSigned(adj, b.pairs, b.p, b.sign, floor)
-		if err != nil {
-			return nil, err
-		}
-		ev, err := e.Evaluate(w, env.Loss, targets, labels, true)
+		grad = grad[:len(b.pairs)]
+		e, err := ev.block(b, grad)
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d: %w", t, err)
 		}
 		// early stopping on the state reached after the previous epoch
-		if t > 0 && ev.Loss > bestLoss {
-			bestLoss, best = ev.Loss, b.clone()
-		}
-		grad = grad[:len(b.pairs)]
-		if err := e.PairGrad(b.pairs, grad); err != nil {
-			return nil, err
+		if t > 0 && e.Loss > bestLoss {
+			bestLoss, best = e.Loss, b.clone()
 		}
 		lr := lrFactor / math.Sqrt(float64(max(0, t-a.Epochs)+1))
 		for i, g := range grad {
@@ -236,13 +343,9 @@ func (a *LocalPRBCD) search(ctx context.Context, e Engine, env *TargetEnv, c *lo
 			b = best.clone()
 		}
 	}
-	w, err := perturbedSigned(adj, b.pairs, b.p, b.sign, floor)
-	if err != nil {
+	if e, err := ev.block(b, nil); err != nil {
 		return nil, err
-	}
-	if ev, err := e.Evaluate(w, env.Loss, targets, labels, false); err != nil {
-		return nil, err
-	} else if ev.Loss > bestLoss {
+	} else if e.Loss > bestLoss {
 		best = b
 	}
 	return best, nil

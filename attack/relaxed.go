@@ -106,6 +106,20 @@ func (pg *pairGrader) byRow(pairs []Flip) (order []int32, start []int) {
 // evaluation (the zero Eval if no draw was within the budget).
 func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng interface{ Float64() float64 },
 	byLoss, topFirst bool) ([]Flip, Eval, error) {
+	eval := func(flips []Flip) (Eval, error) {
+		adj, err := ApplyFlips(env.Problem.Adj, flips)
+		if err != nil {
+			return Eval{}, err
+		}
+		return env.Engine.Evaluate(adj, env.Loss, env.Targets, env.Problem.Labels, false)
+	}
+	return sampleFinalWith(eval, pairs, p, budget, samples, rng, byLoss, topFirst)
+}
+
+// sampleFinalWith is sampleFinal with the evaluation of a set of flips
+// (sorted row-major) given.
+func sampleFinalWith(eval func(flips []Flip) (Eval, error), pairs []Flip, p []float32, budget, samples int,
+	rng interface{ Float64() float64 }, byLoss, topFirst bool) ([]Flip, Eval, error) {
 	q := slices.Clone(p)
 	for i, v := range q {
 		if v <= pEps {
@@ -143,11 +157,7 @@ func sampleFinal(env *Env, pairs []Flip, p []float32, budget, samples int, rng i
 			}
 		}
 		sortFlips(flips)
-		adj, err := ApplyFlips(env.Problem.Adj, flips)
-		if err != nil {
-			return nil, Eval{}, err
-		}
-		ev, err := env.Engine.Evaluate(adj, env.Loss, env.Targets, env.Problem.Labels, false)
+		ev, err := eval(flips)
 		if err != nil {
 			return nil, Eval{}, err
 		}

@@ -115,3 +115,44 @@ func readCSR(path string) (*tensor.CSR, error) {
 	}
 	return a, nil
 }
+
+// floatsMagic starts a file of float64 values (writeFloats): the magic,
+// the count (little-endian uint64), then the values' bits.
+const floatsMagic = "rgnn-f64-v1\n"
+
+// writeFloats writes v to path (through a temporary file renamed at the
+// end): the top-k PPR matrix's row sums beside the matrix.
+func writeFloats(path string, v []float64) (err error) {
+	tmp := path + ".tmp"
+	b := make([]byte, 0, len(floatsMagic)+8+8*len(v))
+	b = append(b, floatsMagic...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(v)))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// readFloats reads a file of writeFloats.
+func readFloats(path string) ([]float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	h := len(floatsMagic)
+	if len(b) < h+8 || string(b[:h]) != floatsMagic {
+		return nil, fmt.Errorf("%s: not a float file of the scale benchmark", path)
+	}
+	n := binary.LittleEndian.Uint64(b[h:])
+	if uint64(len(b)) != uint64(h)+8+8*n {
+		return nil, fmt.Errorf("%s: damaged float file", path)
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[h+8+8*i:]))
+	}
+	return out, nil
+}

@@ -31,7 +31,15 @@ const (
 	StagePPRGo    = "pprgo"    // PPRGo training epochs in mini-batches
 	StageSMPPRGo  = "sm_pprgo" // Soft Median PPRGo training epochs in mini-batches
 	StagePRBCD    = "prbcd"    // PR-BCD epochs (ε = 0.1, block 1e6) against the GCN of the gcn stage's epochs
+	// StageLocalPRBCD is local PR-BCD per target (ε = 0.5, a few test
+	// targets) against a PPRGo trained for the stage, through the local
+	// engine (engine.PPRGo) on the ppr stage's matrix.
+	StageLocalPRBCD = "local_prbcd"
 )
+
+// sumsSuffix names the file beside the ppr stage's matrix holding its row
+// sums (graph.TopKPPRScaled), which the local_prbcd stage needs.
+const sumsSuffix = ".sums"
 
 // ScaleMaxPRBCD is the largest graph the PR-BCD stage runs on: the GCN's
 // analytic gradient keeps about 1,300 float32 per node (its activations,
@@ -190,7 +198,8 @@ func (s ScaleSpec) Paths(n int) (npzPath, pprPath string) {
 // Jobs returns the stages of size n in order: generate (when the file is
 // not in Dir), convert (when its cache is not), load, ppr, then the
 // training stages (Soft Median GDC up to ScaleMaxSMGDC nodes) with PR-BCD
-// after the GCN (up to ScaleMaxPRBCD nodes).
+// after the GCN (up to ScaleMaxPRBCD nodes), and local PR-BCD against a
+// PPRGo last.
 func (s ScaleSpec) Jobs(n int) []ScaleJob {
 	file, ppr := s.Paths(n)
 	job := func(stage string) ScaleJob {
@@ -211,7 +220,7 @@ func (s ScaleSpec) Jobs(n int) []ScaleJob {
 	if n <= ScaleMaxSMGDC {
 		jobs = append(jobs, job(StageSMGDC))
 	}
-	return append(jobs, job(StagePPRGo), job(StageSMPPRGo))
+	return append(jobs, job(StagePPRGo), job(StageSMPPRGo), job(StageLocalPRBCD))
 }
 
 // StageRunner runs one job and returns its row (`rgnn bench --scale` runs
@@ -272,6 +281,8 @@ func RunScaleJob(ctx context.Context, job ScaleJob, reg *model.Registry, h Scale
 		err = scaleTrain(ctx, job, reg, &row, h)
 	case StagePRBCD:
 		err = scalePRBCD(ctx, job, reg, &row, h)
+	case StageLocalPRBCD:
+		err = scaleLocalPRBCD(ctx, job, reg, &row, h)
 	default:
 		err = fmt.Errorf("unknown stage %q", job.Stage)
 	}
@@ -349,8 +360,9 @@ func scalePPR(job ScaleJob, row *ScaleRow, h ScaleHooks) error {
 	}
 	row.Edges = int64(g.NumEdges())
 	var pi *tensor.CSR
+	var sums []float64
 	row.Seconds, row.CPUSeconds, err = timed(func() error {
-		pi, err = graph.TopKPPRProgress(g.Adj, nil, pprAlpha, job.Eps, job.K, 0, func(done, total int) {
+		pi, sums, err = graph.TopKPPRScaled(g.Adj, nil, pprAlpha, job.Eps, job.K, 0, func(done, total int) {
 			h.progress("top-k ppr", done, total)
 		})
 		return err
@@ -359,6 +371,9 @@ func scalePPR(job ScaleJob, row *ScaleRow, h ScaleHooks) error {
 		return err
 	}
 	row.Note = fmt.Sprintf("k=%d eps=%g, %d entries", job.K, job.Eps, pi.Nnz())
+	if err := writeFloats(job.PPRFile+sumsSuffix, sums); err != nil {
+		return err
+	}
 	return writeCSR(job.PPRFile, pi)
 }
 

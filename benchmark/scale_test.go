@@ -61,7 +61,7 @@ func TestScaleJobs(t *testing.T) {
 		}
 		return out
 	}
-	all := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo}
+	all := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
 	if got := stages(1000); !reflect.DeepEqual(got, all) {
 		t.Errorf("1000 nodes: %v", got)
 	}
@@ -86,6 +86,24 @@ func slicesContains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+func TestFloatsFileRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.sums")
+	v := []float64{1, 0.25, -3e-300, 7}
+	if err := writeFloats(p, v); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readFloats(p); err != nil || !reflect.DeepEqual(got, v) {
+		t.Fatalf("read back %v, %v", got, err)
+	}
+	raw, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, raw[:len(raw)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readFloats(p); err == nil {
+		t.Fatal("truncated file read")
+	}
 }
 
 func TestCSRFileRoundTrip(t *testing.T) {
@@ -125,7 +143,7 @@ func TestRunScaleInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo}
+	want := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
 	if !reflect.DeepEqual(seen, want) {
 		t.Fatalf("stages %v, want %v", seen, want)
 	}
@@ -135,6 +153,9 @@ func TestRunScaleInProcess(t *testing.T) {
 		}
 		if r.Epochs > 0 {
 			t.Logf("%s: accuracy %.3f (chance %.3f)", r.Stage, r.Accuracy, r.Chance)
+		}
+		if r.Stage == StageLocalPRBCD && (r.Seconds <= 0 || r.CPUSeconds <= 0 || !strings.Contains(r.Note, "5 test targets")) {
+			t.Errorf("local_prbcd row %+v", r)
 		}
 		if (r.Stage == StagePPRGo || r.Stage == StageSMPPRGo) && (r.Epochs != 2 || r.BatchSize != 64 || r.Accuracy <= r.Chance) {
 			t.Errorf("%s: %+v, want 2 epochs in batches of 64 and accuracy above chance", r.Stage, r)

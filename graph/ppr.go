@@ -66,8 +66,10 @@ type diffusionGraph struct {
 	indices []int32
 	vals    []float64 // Â entries (A's values, +1 on the diagonal)
 	deg     []float64 // d̃ = row sums of Â
-	// symmetric reports Â = Âᵀ exactly; nonneg that no entry is negative.
-	symmetric, nonneg bool
+	// nonneg reports that no entry is negative (whether Â is symmetric,
+	// which only the exact paths ask, is isSymmetric's O(nnz·log) check:
+	// the push does not pay for it)
+	nonneg bool
 }
 
 // newDiffusionGraph validates a and builds Â = A + I (adding 1 to an
@@ -126,7 +128,6 @@ func newDiffusionGraph(a *tensor.CSR) (*diffusionGraph, error) {
 		}
 		g.deg[i] = d
 	}
-	g.symmetric = isSymmetric(a)
 	return g, nil
 }
 

@@ -28,7 +28,7 @@ func ExactGDCDense(a *tensor.CSR, alpha float64, k int, tol float64, dst *tensor
 	if g.n > MaxExactPPRNodes {
 		return nil, nil, fmt.Errorf("gdc: dense diffusion refused for %d nodes (limit %d, 4n² bytes)", g.n, MaxExactPPRNodes)
 	}
-	if !g.symmetric || !g.nonneg {
+	if !g.nonneg || !isSymmetric(a) {
 		return nil, nil, fmt.Errorf("gdc: dense diffusion needs a symmetric, nonnegative adjacency")
 	}
 	kk := k

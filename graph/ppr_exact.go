@@ -50,7 +50,7 @@ func ExactGDC(a *tensor.CSR, alpha float64, k int) (*tensor.CSR, error) {
 		kk = g.n
 	}
 	res := newRowResults(g.n, kk)
-	if g.symmetric && g.nonneg {
+	if g.nonneg && isSymmetric(a) {
 		err = g.exactRowsCG(alpha, res)
 	} else {
 		err = g.exactRowsDense(alpha, res)

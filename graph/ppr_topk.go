@@ -39,17 +39,35 @@ func TopKPPR(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int) (
 // it needs no locking but must not block). The result is the same bits as
 // TopKPPR's.
 func TopKPPRProgress(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int, progress func(done, total int)) (*tensor.CSR, error) {
+	pi, _, err := topKPPR(adj, nodes, alpha, eps, k, workers, progress, false)
+	return pi, err
+}
+
+// TopKPPRScaled is TopKPPRProgress that also returns each row's divisor:
+// sums[i] is the sum of the selected values S[u,·] (ranked as GDC ranks them,
+// up to the factor √d̃_u that the normalisation cancels: the push estimate
+// of the walk PPR π_u[v] divided by √d̃_v) that row i was divided by, 1 where
+// that sum was not positive. So π_u[v] ≈ pi[i, v]·sums[i]·√d̃_v on the kept
+// columns: WalkRows turns the pair back into the clean walk-PPR rows that
+// the local update (LocalPPR) needs, without storing a second n·k matrix.
+// pi is the same bits as TopKPPR's.
+func TopKPPRScaled(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int, progress func(done, total int)) (pi *tensor.CSR, sums []float64, err error) {
+	return topKPPR(adj, nodes, alpha, eps, k, workers, progress, true)
+}
+
+func topKPPR(adj *tensor.CSR, nodes []int, alpha, eps float64, k, workers int, progress func(done, total int),
+	withSums bool) (*tensor.CSR, []float64, error) {
 	if !(alpha > 0 && alpha < 1) {
-		return nil, fmt.Errorf("top-k ppr: alpha %v outside (0, 1)", alpha)
+		return nil, nil, fmt.Errorf("top-k ppr: alpha %v outside (0, 1)", alpha)
 	}
 	if !(eps > 0) || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("top-k ppr: eps %v must be positive and finite", eps)
+		return nil, nil, fmt.Errorf("top-k ppr: eps %v must be positive and finite", eps)
 	}
 	if k < 1 {
-		return nil, fmt.Errorf("top-k ppr: k must be ≥ 1, got %d", k)
+		return nil, nil, fmt.Errorf("top-k ppr: k must be ≥ 1, got %d", k)
 	}
 	if adj == nil {
-		return nil, errors.New("top-k ppr: nil adjacency")
+		return nil, nil, errors.New("top-k ppr: nil adjacency")
 	}
 	n := adj.Rows
 	// pos[v] is v's row in the result (−1: not requested).
@@ -58,7 +76,7 @@ func TopKPPRProgress(adj *tensor.CSR, nodes []int, alpha, eps float64, k, worker
 	rows := n
 	if nodes != nil {
 		if adj.Rows != adj.Cols {
-			return nil, fmt.Errorf("top-k ppr: adjacency is %d×%d, want square", adj.Rows, adj.Cols)
+			return nil, nil, fmt.Errorf("top-k ppr: adjacency is %d×%d, want square", adj.Rows, adj.Cols)
 		}
 		rows = len(nodes)
 		pos = make([]int32, n)
@@ -69,19 +87,22 @@ func TopKPPRProgress(adj *tensor.CSR, nodes []int, alpha, eps float64, k, worker
 		for i, v := range nodes {
 			switch {
 			case v < 0 || v >= n:
-				return nil, fmt.Errorf("top-k ppr: node %d (position %d) outside [0, %d)", v, i, n)
+				return nil, nil, fmt.Errorf("top-k ppr: node %d (position %d) outside [0, %d)", v, i, n)
 			case pos[v] >= 0:
-				return nil, fmt.Errorf("top-k ppr: node %d listed twice (positions %d and %d)", v, pos[v], i)
+				return nil, nil, fmt.Errorf("top-k ppr: node %d listed twice (positions %d and %d)", v, pos[v], i)
 			}
 			pos[v], want[v] = int32(i), true
 		}
 	}
+	if nodes != nil && len(nodes) <= nodePushMax {
+		return topKPPRNodes(adj, nodes, alpha, eps, k, progress, withSums)
+	}
 	g, err := newDiffusionGraph(adj)
 	if err != nil {
-		return nil, fmt.Errorf("top-k ppr: %w", err)
+		return nil, nil, fmt.Errorf("top-k ppr: %w", err)
 	}
 	if !g.nonneg {
-		return nil, errors.New("top-k ppr: push needs nonnegative edge weights")
+		return nil, nil, errors.New("top-k ppr: push needs nonnegative edge weights")
 	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -90,6 +111,9 @@ func TopKPPRProgress(adj *tensor.CSR, nodes []int, alpha, eps float64, k, worker
 	run := newPushRun(g, alpha, eps) // Â in float64 (g) is dead from here
 	out := &topKRows{kk: kk, count: make([]int32, rows),
 		cols: make([]int32, rows*kk), vals: make([]float32, rows*kk)}
+	if withSums {
+		out.sums = make([]float64, rows)
+	}
 	var done atomic.Int64
 	stop := reportEvery(500*time.Millisecond, func() {
 		if progress != nil {
@@ -104,7 +128,37 @@ func TopKPPRProgress(adj *tensor.CSR, nodes []int, alpha, eps float64, k, worker
 		done.Add(1)
 	})
 	stop()
-	return out.csr(n), nil
+	return out.csr(n), out.sums, nil
+}
+
+// topKPPRNodes is topKPPR for a few nodes (at most nodePushMax): the same
+// validation of adj and the same rows, each pushed by nodePush on adj
+// itself, one after the other.
+func topKPPRNodes(adj *tensor.CSR, nodes []int, alpha, eps float64, k int, progress func(done, total int),
+	withSums bool) (*tensor.CSR, []float64, error) {
+	if err := adj.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("top-k ppr: gdc: adjacency: %w", err)
+	}
+	for _, v := range adj.Values {
+		if v < 0 {
+			return nil, nil, errors.New("top-k ppr: push needs nonnegative edge weights")
+		}
+	}
+	n := adj.Rows
+	kk := min(k, n)
+	out := &topKRows{kk: kk, count: make([]int32, len(nodes)),
+		cols: make([]int32, len(nodes)*kk), vals: make([]float32, len(nodes)*kk)}
+	if withSums {
+		out.sums = make([]float64, len(nodes))
+	}
+	w := newNodePush(adj, alpha, eps)
+	for i, u := range nodes {
+		out.set(i, w.topK(int32(u), kk))
+		if progress != nil {
+			progress(i+1, len(nodes))
+		}
+	}
+	return out.csr(n), out.sums, nil
 }
 
 // reportEvery calls report every period on a goroutine of its own until
@@ -140,6 +194,7 @@ type topKRows struct {
 	count []int32
 	cols  []int32
 	vals  []float32
+	sums  []float64 // nil, or each row's divisor
 }
 
 // set stores row i's selected entries (sorted by column) divided by their
@@ -158,6 +213,9 @@ func (t *topKRows) set(i int, sel []candidate) {
 		cols[j], vals[j] = c.col, float32(c.val/sum)
 	}
 	t.count[i] = int32(len(sel))
+	if t.sums != nil {
+		t.sums[i] = sum
+	}
 }
 
 // csr packs the rows into a len(count) × n CSR, moving them left in place

@@ -26,6 +26,7 @@ type PPRGo struct {
 	k          int
 	dropout    float64
 	agg        autograd.Aggregator // nil: the PPR-weighted sum
+	newAgg     func() (autograd.Aggregator, error)
 	w1, w2     *autograd.Param
 }
 
@@ -52,6 +53,7 @@ func pprgoSpecs(f AggregatorFactory) []Spec {
 					return nil, fmt.Errorf("%s: %w", name, err)
 				}
 				m.agg = a
+				m.newAgg = func() (autograd.Aggregator, error) { return f(agg, o) }
 			}
 			return m, nil
 		}
@@ -199,4 +201,53 @@ func selectRows(a *tensor.CSR, idx []int, rows int) *tensor.CSR {
 		out.Indptr[i] = len(out.Indices)
 	}
 	return out
+}
+
+// PreprocessNodes implements NodePreprocessor: the rows of nodes of the
+// top-k PPR matrix, one push per node (graph.TopKPPR with a node set; each
+// row is the same bits as the node's row of Preprocess).
+func (m *PPRGo) PreprocessNodes(adj, _ *tensor.CSR, nodes []int) (*Graph, error) {
+	pi, err := graph.TopKPPR(adj, nodes, m.alpha, m.eps, m.k, 1)
+	if err != nil {
+		return nil, fmt.Errorf("%s preprocessing: %w", m.name, err)
+	}
+	return PPRGoGraph(pi), nil
+}
+
+// NodePreprocessor is a Batched model whose preprocessed rows of a few
+// nodes need no other rows (PPRGo: a push from each node), so its logits at
+// a target of a perturbed graph cost that target's preprocessing, not the
+// whole graph's.
+type NodePreprocessor interface {
+	Batched
+	// PreprocessNodes returns the graph whose row r is row nodes[r] of
+	// Preprocess(adj, x); ForwardNodes on it with the nodes 0, 1, ...
+	// gives their logits.
+	PreprocessNodes(adj, x *tensor.CSR, nodes []int) (*Graph, error)
+}
+
+// PPRGoParts are what a local attack on a PPRGo model reads
+// (attack/engine.PPRGo): the preprocessing's parameters, the MLP's weights
+// (the model's own tensors: read them, do not change them) and a
+// constructor of the model's robust aggregation.
+type PPRGoParts struct {
+	Alpha, Eps float64
+	K          int
+	// W1 (features × hidden) and W2 (hidden × classes): logits of node i
+	// aggregate relu(x_i·W1)·W2 over its top-k PPR row.
+	W1, W2 *tensor.Dense
+	// NewAggregator returns a new instance of the aggregation (an
+	// aggregator keeps buffers: one per goroutine); nil for pprgo's
+	// PPR-weighted sum.
+	NewAggregator func() (autograd.Aggregator, error)
+}
+
+// PPRGoParams returns the parts of a PPRGo model (pprgo, softmedian_pprgo);
+// ok is false for any other model.
+func PPRGoParams(m Model) (PPRGoParts, bool) {
+	p, ok := m.(*PPRGo)
+	if !ok {
+		return PPRGoParts{}, false
+	}
+	return PPRGoParts{Alpha: p.alpha, Eps: p.eps, K: p.k, W1: p.w1.Value, W2: p.w2.Value, NewAggregator: p.newAgg}, true
 }

@@ -12,7 +12,9 @@
 // preprocessing via the autograd tape (adaptive attacks): the candidate
 // pairs are part of the sparse structure with their relaxed weights. GDC
 // differentiates models with GDC preprocessing through the exact dense
-// diffusion. New picks the engine of a model.
+// diffusion. PPRGo is the local engine of the PPRGo models: a target's PPR
+// row updated in closed form (attack.LocalEngine). New picks the engine of
+// a model for global attacks, NewTargeted for targeted ones.
 package engine
 
 import (
@@ -37,5 +39,19 @@ func New(m model.Model, p *data.Problem, dense bool) (attack.Engine, error) {
 	if _, ok := model.GDCParams(m); ok {
 		return NewGDC(m, p)
 	}
+	if _, ok := model.PPRGoParams(m); ok {
+		return nil, fmt.Errorf("attack: %s has gradients only for local changes of one target's pairs "+
+			"(the PPRGo engine of targeted attacks: local_prbcd); global attacks cannot differentiate it", m.Name())
+	}
 	return NewTape(m, p)
+}
+
+// NewTargeted returns the gradient engine of a targeted attack on m: the
+// local engine PPRGo for the PPRGo models (whose rows the global engines
+// cannot differentiate), otherwise New(m, p, false).
+func NewTargeted(m model.Model, p *data.Problem) (attack.Engine, error) {
+	if _, ok := model.PPRGoParams(m); ok {
+		return NewPPRGo(m, p)
+	}
+	return New(m, p, false)
 }

@@ -67,6 +67,11 @@ type TargetVictim struct {
 	Margin       float64 `json:"margin"`
 	CleanCorrect bool    `json:"clean_correct"`
 	Correct      bool    `json:"correct"`
+	// RelaxedMargin is the margin after the flips under the local engine's
+	// update of the target's PPR row (PPRGo victims: only the target's row
+	// of the random walk changes), next to Margin, for which the target's
+	// PPR is pushed on the perturbed graph.
+	RelaxedMargin *float64 `json:"relaxed_margin,omitempty"`
 }
 
 // TargetRow is the outcome for one target and budget.

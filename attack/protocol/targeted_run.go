@@ -11,7 +11,10 @@ import (
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/attack/engine"
 	"github.com/rgnn/rgnn/attack/nettack"
+	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
 )
 
 // targetedRun is one RunTargeted call with its configuration resolved: the
@@ -26,6 +29,9 @@ type targetedRun struct {
 	loss     attack.Loss
 	flipKind string // Options.Perturb resolved; "" for attacks that flip edges only
 	progress func(stage string) func(done, total int)
+	// local[i] is victim i's local engine (PPRGo victims: the attack's own
+	// in direct mode, else made for the evaluation), nil for the others
+	local []attack.LocalEngine
 }
 
 // newTargetedRun checks cfg and resolves the attack, its loss and the
@@ -45,7 +51,8 @@ func newTargetedRun(cfg TargetedConfig, p *data.Problem) (*targetedRun, error) {
 	if err := checkTargetedBudget(cfg.Budget); err != nil {
 		return nil, err
 	}
-	t := &targetedRun{cfg: cfg, p: p, spec: spec, progress: stageProgress(cfg.Progress)}
+	t := &targetedRun{cfg: cfg, p: p, spec: spec, progress: stageProgress(cfg.Progress),
+		local: make([]attack.LocalEngine, len(cfg.Victims))}
 	if t.a, err = spec.NewTargeted(cfg.Options); err != nil {
 		return nil, err
 	}
@@ -227,13 +234,16 @@ func (t *targetedRun) perturbDirect(ctx context.Context, env *attack.TargetEnv, 
 	first := make([]attack.Engine, len(t.cfg.Victims))
 	for i, v := range t.cfg.Victims {
 		var err error
-		if first[i], err = engine.New(v.Model, t.p, false); err != nil {
+		if first[i], err = engine.NewTargeted(v.Model, t.p); err != nil {
 			return fmt.Errorf("%s direct on victim %s: %w", t.spec.Name, v.Name, err)
 		}
 	}
 	for i, v := range t.cfg.Victims {
 		m := v.Model
-		env.NewEngine, env.Workers = engineFactory(first[i], func() (attack.Engine, error) { return engine.New(m, t.p, false) }, workers)
+		env.NewEngine, env.Workers = engineFactory(first[i], func() (attack.Engine, error) { return engine.NewTargeted(m, t.p) }, workers)
+		if le, ok := first[i].(attack.LocalEngine); ok {
+			t.local[i] = le
+		}
 		var err error
 		if fl.edges[i], fl.features[i], fl.secs[i], err = t.attackJobs(ctx, env, jobs, "attack "+v.Name); err != nil {
 			return fmt.Errorf("victim %s: %w", v.Name, err)
@@ -328,8 +338,8 @@ func (t *targetedRun) evaluate(res *TargetedResult, plan targetPlan, fl *targetF
 			row.Victims = slices.Clone(res.Rows[r0].Victims)
 		} else {
 			evaluated[j] = r + 1
-			for i, v := range t.cfg.Victims {
-				tv, err := t.evaluateVictim(v, row.Target, fl.edges[i][j], fl.features[i][j], clean[i])
+			for i := range t.cfg.Victims {
+				tv, err := t.evaluateVictim(i, row.Target, fl.edges[i][j], fl.features[i][j], clean[i])
 				if err != nil {
 					return err
 				}
@@ -343,10 +353,14 @@ func (t *targetedRun) evaluate(res *TargetedResult, plan targetPlan, fl *targetF
 	return nil
 }
 
-// evaluateVictim is victim v's outcome at target u after the flips fl and
-// ff; clean holds its clean margins.
-func (t *targetedRun) evaluateVictim(v Victim, u int, fl []attack.Flip, ff []attack.FeatureFlip, clean []float64) (TargetVictim, error) {
-	p := t.p
+// evaluateVictim is victim i's outcome at target u after the flips fl and
+// ff; clean holds its clean margins. A victim whose rows are preprocessed
+// node by node (model.NodePreprocessor: PPRGo) is evaluated at u alone, its
+// PPR row pushed on the perturbed graph (clean and perturbed margin the
+// same way); with a local engine the row also gets the margin under the
+// engine's local update of u's row (RelaxedMargin).
+func (t *targetedRun) evaluateVictim(i int, u int, fl []attack.Flip, ff []attack.FeatureFlip, clean []float64) (TargetVictim, error) {
+	p, v := t.p, t.cfg.Victims[i]
 	adj, err := attack.ApplyFlips(p.Adj, fl)
 	if err != nil {
 		return TargetVictim{}, err
@@ -355,12 +369,24 @@ func (t *targetedRun) evaluateVictim(v Victim, u int, fl []attack.Flip, ff []att
 	if err != nil {
 		return TargetVictim{}, err
 	}
-	m, err := victimMarginsX(v.Model, p, adj, x)
+	tv := TargetVictim{Name: v.Name, Flips: make([][2]int, len(fl))}
+	if np, ok := v.Model.(model.NodePreprocessor); ok && len(ff) == 0 {
+		if tv.CleanMargin, err = nodeMargin(np, p, p.Adj, u); err == nil {
+			tv.Margin, err = nodeMargin(np, p, adj, u)
+		}
+		if err == nil {
+			tv.RelaxedMargin, err = t.relaxedMargin(i, u, fl)
+		}
+	} else {
+		var m []float64
+		if m, err = victimMarginsX(v.Model, p, adj, x); err == nil {
+			tv.CleanMargin, tv.Margin = clean[u], m[u]
+		}
+	}
 	if err != nil {
 		return TargetVictim{}, fmt.Errorf("victim %s at target %d: %w", v.Name, u, err)
 	}
-	tv := TargetVictim{Name: v.Name, Flips: make([][2]int, len(fl)), CleanMargin: clean[u], Margin: m[u],
-		CleanCorrect: clean[u] > 0, Correct: m[u] > 0}
+	tv.CleanCorrect, tv.Correct = tv.CleanMargin > 0, tv.Margin > 0
 	for k, f := range fl {
 		tv.Flips[k] = [2]int{int(f.U), int(f.V)}
 	}
@@ -371,12 +397,75 @@ func (t *targetedRun) evaluateVictim(v Victim, u int, fl []attack.Flip, ff []att
 	return tv, nil
 }
 
+// relaxedMargin is the probability margin at u after the flips fl (each
+// touching u) under victim i's local engine, nil for victims without one.
+// Transfer runs make the engine here (the clean top-k PPR of every node).
+func (t *targetedRun) relaxedMargin(i, u int, fl []attack.Flip) (*float64, error) {
+	le := t.local[i]
+	if le == nil {
+		m := t.cfg.Victims[i].Model
+		if _, ok := model.PPRGoParams(m); !ok {
+			return nil, nil
+		}
+		e, err := engine.NewPPRGo(m, t.p)
+		if err != nil {
+			return nil, err
+		}
+		le, t.local[i] = e, e
+	}
+	vs := make([]int32, 0, len(fl))
+	ws := make([]float32, 0, len(fl))
+	for _, f := range fl {
+		o := int(f.V)
+		if o == u {
+			o = int(f.U)
+		} else if int(f.U) != u {
+			return nil, nil // a flip away from u: the local update does not apply
+		}
+		w := float32(1)
+		if k, ok := t.p.Adj.Find(u, o); ok && t.p.Adj.Values[k] != 0 {
+			w = 0
+		}
+		vs, ws = append(vs, int32(o)), append(ws, w)
+	}
+	ev, err := le.EvaluateLocal(u, t.p.Labels[u], vs, ws, t.loss, nil)
+	if err != nil {
+		return nil, err
+	}
+	m := nettack.ProbMargins(&tensor.Dense{Rows: 1, Cols: len(ev.Logits), Data: ev.Logits}, []int32{t.p.Labels[u]})[0]
+	return &m, nil
+}
+
+// nodeMargin is the probability margin of np at u on adj, u's row
+// preprocessed alone.
+func nodeMargin(np model.NodePreprocessor, p *data.Problem, adj *tensor.CSR, u int) (float64, error) {
+	g, err := np.PreprocessNodes(adj, p.Features, []int{u})
+	if err != nil {
+		return 0, err
+	}
+	logits := np.ForwardNodes(autograd.NoGrad(), g, p.X, []int{0}, model.Mode{}).Value
+	if err := logits.CheckFinite(np.Name() + " logits"); err != nil {
+		return 0, err
+	}
+	return nettack.ProbMargins(logits, []int32{p.Labels[u]})[0], nil
+}
+
+// cloner is an engine whose Clone is an independent engine sharing its
+// read-only parts.
+type cloner interface {
+	Clone() (attack.Engine, error)
+}
+
 // engineFactory returns the engine factory for a targeted attack: the
-// first call returns e0, later ones fresh engines; several workers only
-// for the analytic GCN engine (independent copies of the weights). The
-// tape engine shares the model's parameter gradients, so it runs alone.
+// first call returns e0, later ones fresh engines (clones of e0 when it
+// has Clone); several workers only for the analytic GCN engine
+// (independent copies of the weights) and engines with Clone. The tape
+// engine shares the model's parameter gradients, so it runs alone.
 func engineFactory(e0 attack.Engine, fresh func() (attack.Engine, error), workers int) (func() (attack.Engine, error), int) {
-	if _, ok := e0.(*engine.GCN); !ok {
+	if c, ok := e0.(cloner); ok {
+		// independent engines sharing what they only read (engine.PPRGo)
+		fresh = c.Clone
+	} else if _, ok := e0.(*engine.GCN); !ok {
 		workers = 1
 	}
 	used := false

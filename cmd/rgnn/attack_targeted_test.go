@@ -189,3 +189,45 @@ func TestAttackTargetedFeatures(t *testing.T) {
 		t.Fatalf("text output without the feature flips:\n%s", s)
 	}
 }
+
+// rgnn attack --attack local_prbcd --adaptive on PPRGo and Soft Median
+// PPRGo (trained here) on a generated Products-shaped graph: direct mode
+// through the local engine, and every row with the relaxed-update margin
+// beside the recomputed one (JSON and text).
+func TestAttackTargetedPPRGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: no end-to-end run")
+	}
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "p.npz")
+	if s, err := runRoot(t, "data", "generate", "--preset", "products", "--nodes", "600", "--seed", "0", "--out", file); err != nil {
+		t.Fatal(err, s)
+	}
+	args := []string{"attack", "--dataset", file, "--attack", "local_prbcd", "--adaptive", "--victim", "pprgo,softmedian_pprgo",
+		"--targets", "auto", "--epsilon", "0.5", "--seed", "0", "--epochs", "30", "--max-epochs", "30", "--quiet"}
+	s, err := runRoot(t, append(args, "--json")...)
+	if err != nil {
+		t.Fatal(err, s)
+	}
+	var rep targetedReport
+	if err := json.Unmarshal([]byte(s), &rep); err != nil {
+		t.Fatal(err, s)
+	}
+	if rep.Mode != "direct" || len(rep.Rows) == 0 || len(rep.Summary) != 2 {
+		t.Fatalf("mode %s, %d rows, %d summaries", rep.Mode, len(rep.Rows), len(rep.Summary))
+	}
+	for _, r := range rep.Rows {
+		for _, v := range r.Victims {
+			if v.RelaxedMargin == nil || len(v.Flips) > r.Budget {
+				t.Fatalf("target %d %s: %+v", r.Target, v.Name, v)
+			}
+		}
+	}
+	text, err := runRoot(t, args...)
+	if err != nil {
+		t.Fatal(err, text)
+	}
+	if !strings.Contains(text, "relaxed") {
+		t.Errorf("text lacks the relaxed column:\n%s", text)
+	}
+}

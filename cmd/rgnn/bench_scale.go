@@ -33,7 +33,11 @@ cache; when the cache is new), load (from the cache), ppr (top-k PPR of every
 node, k = 64, eps = 1e-4, α = 0.15), and training epochs (--scale-epochs) of
 gcn (full batch), sm_gdc (Soft Median GDC, full batch, up to 200,000 nodes),
 pprgo and sm_pprgo (PPRGo and Soft Median PPRGo in mini-batches of
---scale-batch-size training nodes, on the ppr stage's matrix). A row gives
+--scale-batch-size training nodes, on the ppr stage's matrix), prbcd (global
+PR-BCD epochs against the GCN, up to 200,000 nodes) and local_prbcd (a PPRGo
+trained for --scale-epochs, then local PR-BCD on 5 test targets of degree ≥ 2,
+budget round(0.5·degree), 500 + 100 epochs, block 10,000, through the local
+PPRGo engine; seconds per target). A row gives
 seconds and CPU seconds (for training stages per epoch, over the epochs after
 the first, which also pays one-off costs), the peak RSS of the
 child process (it includes loading the graph) and, for training stages, the test

@@ -41,7 +41,7 @@ func TestBenchScale(t *testing.T) {
 			t.Errorf("row %+v: epochs", r)
 		}
 	}
-	want := []string{"generate", "convert", "load", "ppr", "gcn", "prbcd", "sm_gdc", "pprgo", "sm_pprgo"}
+	want := []string{"generate", "convert", "load", "ppr", "gcn", "prbcd", "sm_gdc", "pprgo", "sm_pprgo", "local_prbcd"}
 	if !reflect.DeepEqual(stages, want) {
 		t.Errorf("stages %v, want %v", stages, want)
 	}
@@ -50,7 +50,7 @@ func TestBenchScale(t *testing.T) {
 		t.Errorf("header %+v", rep)
 	}
 	table := run()
-	for _, w := range []string{"command: ", "machine: ", "load average", "stage", "peak RSS", "sm_pprgo", "chance"} {
+	for _, w := range []string{"command: ", "machine: ", "load average", "stage", "peak RSS", "sm_pprgo", "chance", "per target"} {
 		if !strings.Contains(table, w) {
 			t.Errorf("table lacks %q:\n%s", w, table)
 		}
