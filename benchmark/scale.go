@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,15 @@ type ScaleSpec struct {
 	// EvalNodes is how many test nodes (a seeded sample) the accuracy after
 	// the training epochs is measured on (default 10,000).
 	EvalNodes int
+	// Stages, if set, runs only these stages (ScaleStages names them), plus
+	// those whose files they need and Dir lacks: generate, convert, and ppr
+	// for the PPRGo and local_prbcd stages. Empty: every stage.
+	Stages []string
 }
+
+// ScaleStages lists every stage in the order they run.
+var ScaleStages = []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC,
+	StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
 
 // DefaultScaleSizes are the sizes of ScaleSpec.Defaults.
 var DefaultScaleSizes = []int{10_000, 100_000, 1_000_000, 2_449_029}
@@ -140,6 +149,11 @@ func (s ScaleSpec) Validate() error {
 		return fmt.Errorf("batch size %d: must be ≥ 1", s.BatchSize)
 	case s.EvalNodes < 1:
 		return fmt.Errorf("eval nodes %d: must be ≥ 1", s.EvalNodes)
+	}
+	for _, st := range s.Stages {
+		if !slices.Contains(ScaleStages, st) {
+			return fmt.Errorf("stages: unknown stage %q (the stages: %s)", st, strings.Join(ScaleStages, ", "))
+		}
 	}
 	return nil
 }
@@ -220,7 +234,28 @@ func (s ScaleSpec) Jobs(n int) []ScaleJob {
 	if n <= ScaleMaxSMGDC {
 		jobs = append(jobs, job(StageSMGDC))
 	}
-	return append(jobs, job(StagePPRGo), job(StageSMPPRGo), job(StageLocalPRBCD))
+	jobs = append(jobs, job(StagePPRGo), job(StageSMPPRGo), job(StageLocalPRBCD))
+	if len(s.Stages) == 0 {
+		return jobs
+	}
+	// Only the stages asked for, and what they need that Dir lacks.
+	wanted := func(st string) bool { return slices.Contains(s.Stages, st) }
+	needPPR := false
+	for _, st := range []string{StagePPRGo, StageSMPPRGo, StageLocalPRBCD} {
+		needPPR = needPPR || wanted(st)
+	}
+	if needPPR {
+		_, err1 := os.Stat(ppr)
+		_, err2 := os.Stat(ppr + sumsSuffix)
+		needPPR = err1 != nil || err2 != nil
+	}
+	keep := jobs[:0]
+	for _, j := range jobs {
+		if wanted(j.Stage) || j.Stage == StageGenerate || j.Stage == StageConvert || j.Stage == StagePPR && needPPR {
+			keep = append(keep, j)
+		}
+	}
+	return keep
 }
 
 // StageRunner runs one job and returns its row (`rgnn bench --scale` runs

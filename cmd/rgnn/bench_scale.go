@@ -17,10 +17,11 @@ import (
 
 // scaleFlags are the options of `rgnn bench --scale`.
 type scaleFlags struct {
-	on    bool
-	sizes string
-	stage string // hidden: run one stage (JSON ScaleJob) and print its row
-	spec  benchmark.ScaleSpec
+	on     bool
+	sizes  string
+	stages string
+	stage  string // hidden: run one stage (JSON ScaleJob) and print its row
+	spec   benchmark.ScaleSpec
 }
 
 const scaleHelp = `
@@ -55,6 +56,8 @@ func addScaleFlags(c *cobra.Command, s *scaleFlags) {
 	f.StringVar(&s.spec.Dir, "scale-dir", s.spec.Dir, "--scale: directory keeping the generated graphs, caches and PPR matrices")
 	f.IntVar(&s.spec.Epochs, "scale-epochs", s.spec.Epochs, "--scale: training epochs per training stage (timed: those after the first)")
 	f.IntVar(&s.spec.BatchSize, "scale-batch-size", s.spec.BatchSize, "--scale: mini-batch of the PPRGo stages (training nodes)")
+	f.StringVar(&s.stages, "scale-stages", "", "--scale: comma-separated stages to run ("+strings.Join(benchmark.ScaleStages, ", ")+
+		"; default all), plus those whose files they need and --scale-dir lacks")
 	f.StringVar(&s.stage, "scale-stage", "", "run one stage of --scale (internal)")
 	_ = f.MarkHidden("scale-stage")
 }
@@ -83,8 +86,13 @@ func runScale(c *cobra.Command, s *scaleFlags, seed int, quiet bool) error {
 	}
 	spec := s.spec
 	spec.Sizes, spec.Seed = sizes, uint64(seed)
+	if s.stages != "" {
+		for _, st := range strings.Split(s.stages, ",") {
+			spec.Stages = append(spec.Stages, strings.TrimSpace(st))
+		}
+	}
 	if err := spec.Validate(); err != nil {
-		return paramErr(err)
+		return scaleParamErr(err)
 	}
 	rep := benchmark.NewScaleReport(spec, strings.Join(os.Args, " "))
 	if !quiet {
@@ -137,4 +145,22 @@ func childStage(quiet bool) benchmark.StageRunner {
 		}
 		return row, nil
 	}
+}
+
+// scaleParamErr is a usage error naming the --scale flag of the ScaleSpec
+// field an error starts with ("epochs 0: must be ≥ 1" → "--scale-epochs 0:
+// must be ≥ 1").
+func scaleParamErr(err error) error {
+	flags := map[string]string{"preset": "scale-preset", "dir": "scale-dir", "epochs": "scale-epochs",
+		"batch": "scale-batch-size", "stages": "scale-stages", "sizes": "sizes"}
+	msg := err.Error()
+	i := strings.IndexAny(msg+" ", " :")
+	if f, ok := flags[msg[:i]]; ok {
+		rest := msg[i:]
+		if msg[:i] == "batch" {
+			rest = strings.TrimPrefix(rest, " size")
+		}
+		return usagef("--%s%s", f, rest)
+	}
+	return usagef("%s", msg)
 }
