@@ -266,6 +266,10 @@ type workspace struct {
 	soft, shat, dist64 []float64
 	pick               []int32
 	med                []float32
+	// Workers take adjacent workspaces of a slice and rewrite these
+	// headers row by row: the padding keeps one worker's from sharing a
+	// cache line with the next one's (false sharing).
+	_ [128]byte
 }
 
 // weights gathers the selected edge weights into ws.w.
