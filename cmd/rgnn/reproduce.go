@@ -32,11 +32,14 @@ to every model; --quick runs PR-BCD with 50 epochs and a block of 1e5 pairs.
 
 --paper runs the paper's whole evaluation on the dataset: the shipped
 experiment files runtime, bias, figure1, certification (every model of Tables 1 and 6,
-Add, Del., Add & del.), temperature (Figure 6), global_attacks (DICE, FGSM,
-PGD, PR-BCD, GR-BCD), nettack (each model's own 40 targets, budget degree + 2)
-and metattack, one after the other into one store; the report shows every
-table and figure, the Nettack table next to the paper's numbers. It takes
-days of CPU time on cora_ml; it is resumable, so it can run in sittings.`,
+edges added, deleted and both, and attributes), temperature (Figure 6),
+global_attacks (DICE, FGSM, PGD, PR-BCD, GR-BCD), nettack (each model's own 40
+targets, budget degree + 2) and metattack into one store; every file's runs are
+queued first, so the certificates of one seed and smoothing distribution (up to
+20 models) share their sampled graphs. The report shows every table and figure
+next to the paper's numbers. On cora_ml it takes more than ten hours on a 2-core
+machine (BENCHMARKS.md, "The paper's protocol"); it is resumable, so it can run
+in sittings (scripts/paper-run keeps the results in the repository between them).`,
 		Example: `  rgnn reproduce --dataset cora_ml --quick
   rgnn reproduce --dataset cora_ml --out results/cora_ml_full
   rgnn reproduce --quick --print-experiment
@@ -46,7 +49,7 @@ days of CPU time on cora_ml; it is resumable, so it can run in sittings.`,
 	}
 	c.Flags().String("dataset", "cora_ml", "dataset: "+strings.Join(data.Names(), ", "))
 	c.Flags().Bool("quick", false, "the 2-4-minute version (fewer seeds, epochs and samples; stated in the output)")
-	c.Flags().Bool("paper", false, "the paper's whole evaluation (every shipped experiment file of it; days of CPU time, resumable)")
+	c.Flags().Bool("paper", false, "the paper's whole evaluation (every shipped experiment file of it; over ten hours on 2 cores, resumable)")
 	c.Flags().String("out", "", "output directory with the store and the report (default results/reproduce-<dataset>[-quick|-paper])")
 	c.Flags().Int("workers", 1, "runs executed concurrently")
 	c.Flags().Bool("print-experiment", false, "print the experiment file and exit")
