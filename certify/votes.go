@@ -60,16 +60,20 @@ func Votes(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (*Cou
 	if o.NewPredictor == nil {
 		return nil, errors.New("votes: no predictor")
 	}
-	one := o.NewPredictor
-	o.NewPredictors = func() ([]Predictor, error) {
-		p, err := one()
-		return []Predictor{p}, err
-	}
+	o.NewPredictors = single(o.NewPredictor)
 	c, err := VotesMany(ctx, s, numClasses, o)
 	if err != nil {
 		return nil, err
 	}
 	return c[0], nil
+}
+
+// single makes a worker's one predictor a list of one.
+func single(newPredictor func() (Predictor, error)) func() ([]Predictor, error) {
+	return func() ([]Predictor, error) {
+		p, err := newPredictor()
+		return []Predictor{p}, err
+	}
 }
 
 // VotesMany is Votes for several base classifiers at once (o.NewPredictors):
@@ -244,11 +248,7 @@ func Smooth(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions) (*
 	if o.NewPredictor == nil {
 		return nil, errors.New("votes: no predictor")
 	}
-	one := o.NewPredictor
-	o.NewPredictors = func() ([]Predictor, error) {
-		p, err := one()
-		return []Predictor{p}, err
-	}
+	o.NewPredictors = single(o.NewPredictor)
 	f, err := SmoothMany(ctx, s, numClasses, o)
 	if err != nil {
 		return nil, err
