@@ -121,7 +121,12 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 		preds := make([]certify.Predictor, len(trained))
 		for i, t := range trained {
 			spec := t.Spec
-			spec.PPREps = specs[i].SamplePPREps // every sample needs a fresh diffusion
+			if !specs[i].Attributes() {
+				// Every sampled graph needs a fresh diffusion; with
+				// attribute noise the graph is the clean one, diffused
+				// once per worker with the model's own PPR (exact by default).
+				spec.PPREps = specs[i].SamplePPREps
+			}
 			c, err := newModel(spec, p, t.Seed, cache)
 			if err != nil {
 				return nil, err

@@ -129,7 +129,7 @@ type Certify struct {
 	Alpha float64 `param:"alpha" help:"significance level of the certificate"`
 	// SamplePPREps is the push-PPR error of GDC models on the sampled
 	// graphs (every sample needs a fresh diffusion).
-	SamplePPREps float64 `param:"sample_ppr_eps" help:"GDC models: push-PPR error on the sampled graphs"`
+	SamplePPREps float64 `param:"sample_ppr_eps" help:"GDC models: push-PPR error on the sampled graphs (with attribute smoothing the graph is not sampled: the model's own PPR)"`
 	DegreeBins   int     `param:"degree_bins" help:"number of equal-frequency degree bins"`
 }
 
