@@ -352,7 +352,7 @@ func (c Certify) validNoise() error {
 			"p_del_att), not both (the certificate is for one of them)")
 	}
 	if !c.BinaryAttr {
-		return bad("p_add_att", c.PAddAtt, "attribute smoothing flips binary attributes: set binary_attr")
+		return bad("p_add_att", c.PAddAtt, "attribute smoothing flips binary attributes: binarise them (binary_attr, --binary-attr)")
 	}
 	return nil
 }
