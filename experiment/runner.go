@@ -226,7 +226,10 @@ func (x *execution) status() {
 	sort.Strings(names)
 	el := time.Since(x.start)
 	eta := ""
-	if n := x.sum.Ran + x.sum.Failed; n > 0 {
+	// A time left from the runs done so far, once they are a tenth of the
+	// grid: the first runs (trainings, a certify run that takes its
+	// companions along) say little about the rest.
+	if n := x.sum.Ran + x.sum.Failed; n > 0 && n >= max(3, x.todo/10) {
 		rest := x.todo - n - x.sum.Unavailable
 		eta = fmt.Sprintf(", ~%s left", (el / time.Duration(n) * time.Duration(rest)).Round(time.Second))
 	}
