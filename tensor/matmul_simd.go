@@ -47,22 +47,24 @@ func axpyBlock(c []float32, ldc int, a []float32, sai, sat int, b []float32, ldb
 	pc := unsafe.Pointer(unsafe.SliceData(c))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	pb := unsafe.Pointer(unsafe.SliceData(b))
-	for r := 0; r < rows; r += 4 {
-		rr := min(4, rows-r)
-		j := 0
-		for ; j+16 <= n8; j += 16 {
-			if rr == 4 {
-				axpySimd4x16(unsafe.Add(pc, 4*(r*ldc+j)), ldc, unsafe.Add(pa, 4*r*sai), sai, sat, unsafe.Add(pb, 4*j), ldb, tn, load)
-				continue
+	for r := 0; r < rows; r += 2 {
+		rr := min(2, rows-r)
+		for j := 0; j < n8; {
+			w := min(24, n8-j) // fused columns of this pass
+			pcj, paj, pbj := unsafe.Add(pc, 4*(r*ldc+j)), unsafe.Add(pa, 4*r*sai), unsafe.Add(pb, 4*j)
+			switch {
+			case rr == 2 && w == 24:
+				axpySimd2x24(pcj, ldc, paj, sai, sat, pbj, ldb, tn, load)
+			case rr == 2:
+				for o := 0; o < w; o += 8 {
+					axpySimd2x8(unsafe.Add(pcj, 4*o), ldc, paj, sai, sat, unsafe.Add(pbj, 4*o), ldb, tn, load)
+				}
+			default:
+				for o := 0; o < w; o += 8 {
+					axpySimd1x8(unsafe.Add(pcj, 4*o), paj, sat, unsafe.Add(pbj, 4*o), ldb, tn, load)
+				}
 			}
-			for i := r; i < r+rr; i++ {
-				axpySimd1x16(unsafe.Add(pc, 4*(i*ldc+j)), unsafe.Add(pa, 4*i*sai), sat, unsafe.Add(pb, 4*j), ldb, tn, load)
-			}
-		}
-		if j < n8 {
-			for i := r; i < r+rr; i++ {
-				axpySimd1x8(unsafe.Add(pc, 4*(i*ldc+j)), unsafe.Add(pa, 4*i*sai), sat, unsafe.Add(pb, 4*j), ldb, tn, load)
-			}
+			j += w
 		}
 		if n8 < n {
 			for i := r; i < r+rr; i++ {
@@ -82,62 +84,60 @@ func store8(v archsimd.Float32x8, p unsafe.Pointer) { v.Store((*[8]float32)(p)) 
 // at returns the float at byte offset off from p.
 func at(p unsafe.Pointer, off int) float32 { return *(*float32)(unsafe.Add(p, off)) }
 
-// axpySimd4x16 is axpyBlock for four rows × 16 fused columns (c, a and b
-// at the tile's first row, step and column).
-func axpySimd4x16(c unsafe.Pointer, ldc int, a unsafe.Pointer, sai, sat int, b unsafe.Pointer, ldb, tn int, load bool) {
-	c1, c2, c3 := unsafe.Add(c, 4*ldc), unsafe.Add(c, 8*ldc), unsafe.Add(c, 12*ldc)
-	var x00, x01, x10, x11, x20, x21, x30, x31, zero archsimd.Float32x8
+// axpySimd2x24 is axpyBlock for two rows × 24 fused columns (c, a and b
+// at the tile's first row, step and column). Larger tiles leave the
+// compiler too few registers: it spills the accumulators.
+func axpySimd2x24(c unsafe.Pointer, ldc int, a unsafe.Pointer, sai, sat int, b unsafe.Pointer, ldb, tn int, load bool) {
+	c1 := unsafe.Add(c, 4*ldc)
+	var x00, x01, x02, x10, x11, x12, zero archsimd.Float32x8
 	if load {
-		x00, x01 = load8(c), load8(unsafe.Add(c, 32))
-		x10, x11 = load8(c1), load8(unsafe.Add(c1, 32))
-		x20, x21 = load8(c2), load8(unsafe.Add(c2, 32))
-		x30, x31 = load8(c3), load8(unsafe.Add(c3, 32))
+		x00, x01, x02 = load8(c), load8(unsafe.Add(c, 32)), load8(unsafe.Add(c, 64))
+		x10, x11, x12 = load8(c1), load8(unsafe.Add(c1, 32)), load8(unsafe.Add(c1, 64))
 	}
-	s1, s2, s3 := 4*sai, 8*sai, 12*sai
+	s1 := 4 * sai
 	for t := range tn {
 		oa, ob := 4*t*sat, 4*t*ldb
-		b0, b1 := load8(unsafe.Add(b, ob)), load8(unsafe.Add(b, ob+32))
+		b0, b1, b2 := load8(unsafe.Add(b, ob)), load8(unsafe.Add(b, ob+32)), load8(unsafe.Add(b, ob+64))
 		v := archsimd.BroadcastFloat32x8(at(a, oa))
 		m := v.NotEqual(zero)
-		x00, x01 = b0.MulAdd(v, x00).Merge(x00, m), b1.MulAdd(v, x01).Merge(x01, m)
+		x00 = b0.MulAdd(v, x00).Merge(x00, m)
+		x01 = b1.MulAdd(v, x01).Merge(x01, m)
+		x02 = b2.MulAdd(v, x02).Merge(x02, m)
 		v = archsimd.BroadcastFloat32x8(at(a, oa+s1))
 		m = v.NotEqual(zero)
-		x10, x11 = b0.MulAdd(v, x10).Merge(x10, m), b1.MulAdd(v, x11).Merge(x11, m)
-		v = archsimd.BroadcastFloat32x8(at(a, oa+s2))
-		m = v.NotEqual(zero)
-		x20, x21 = b0.MulAdd(v, x20).Merge(x20, m), b1.MulAdd(v, x21).Merge(x21, m)
-		v = archsimd.BroadcastFloat32x8(at(a, oa+s3))
-		m = v.NotEqual(zero)
-		x30, x31 = b0.MulAdd(v, x30).Merge(x30, m), b1.MulAdd(v, x31).Merge(x31, m)
+		x10 = b0.MulAdd(v, x10).Merge(x10, m)
+		x11 = b1.MulAdd(v, x11).Merge(x11, m)
+		x12 = b2.MulAdd(v, x12).Merge(x12, m)
 	}
 	store8(x00, c)
 	store8(x01, unsafe.Add(c, 32))
+	store8(x02, unsafe.Add(c, 64))
 	store8(x10, c1)
 	store8(x11, unsafe.Add(c1, 32))
-	store8(x20, c2)
-	store8(x21, unsafe.Add(c2, 32))
-	store8(x30, c3)
-	store8(x31, unsafe.Add(c3, 32))
+	store8(x12, unsafe.Add(c1, 64))
 }
 
-// axpySimd1x16 is axpySimd4x16 for one row.
-func axpySimd1x16(c, a unsafe.Pointer, sat int, b unsafe.Pointer, ldb, tn int, load bool) {
+// axpySimd2x8 is axpySimd2x24 for 8 fused columns.
+func axpySimd2x8(c unsafe.Pointer, ldc int, a unsafe.Pointer, sai, sat int, b unsafe.Pointer, ldb, tn int, load bool) {
+	c1 := unsafe.Add(c, 4*ldc)
 	var x0, x1, zero archsimd.Float32x8
 	if load {
-		x0, x1 = load8(c), load8(unsafe.Add(c, 32))
+		x0, x1 = load8(c), load8(c1)
 	}
+	s1 := 4 * sai
 	for t := range tn {
-		ob := 4 * t * ldb
-		v := archsimd.BroadcastFloat32x8(at(a, 4*t*sat))
-		m := v.NotEqual(zero)
-		x0 = load8(unsafe.Add(b, ob)).MulAdd(v, x0).Merge(x0, m)
-		x1 = load8(unsafe.Add(b, ob+32)).MulAdd(v, x1).Merge(x1, m)
+		oa := 4 * t * sat
+		b0 := load8(unsafe.Add(b, 4*t*ldb))
+		v := archsimd.BroadcastFloat32x8(at(a, oa))
+		x0 = b0.MulAdd(v, x0).Merge(x0, v.NotEqual(zero))
+		v = archsimd.BroadcastFloat32x8(at(a, oa+s1))
+		x1 = b0.MulAdd(v, x1).Merge(x1, v.NotEqual(zero))
 	}
 	store8(x0, c)
-	store8(x1, unsafe.Add(c, 32))
+	store8(x1, c1)
 }
 
-// axpySimd1x8 is axpySimd1x16 for 8 fused columns.
+// axpySimd1x8 is axpySimd2x8 for one row.
 func axpySimd1x8(c, a unsafe.Pointer, sat int, b unsafe.Pointer, ldb, tn int, load bool) {
 	var x0, zero archsimd.Float32x8
 	if load {
@@ -228,37 +228,31 @@ func dotRows(dst, a *Dense, bt []float32, nj int, acc bool, lo, hi int) {
 }
 
 // dotSimdMain is dot's vector part for 8 output columns: x the row of a,
-// b its block of packed columns, k16 a positive multiple of 16.
+// b its block of packed columns, k16 a positive multiple of 16. Dot's
+// sixteen partial sums (lanes 0–7 of its first accumulator, then of its
+// second) run four at a time, so that the compiler keeps them in
+// registers; then buf = s0 + s1 and hsum8's tree.
 func dotSimdMain(x, b unsafe.Pointer, k16 int) archsimd.Float32x8 {
-	// The second accumulator's lanes (elements 16q+8 … 16q+15).
-	var h0, h1, h2, h3, h4, h5, h6, h7 archsimd.Float32x8
-	for q := 0; q < k16; q += 16 {
-		px, pb := unsafe.Add(x, 4*(q+8)), unsafe.Add(b, 32*(q+8))
-		h0 = archsimd.BroadcastFloat32x8(at(px, 0)).MulAdd(load8(pb), h0)
-		h1 = archsimd.BroadcastFloat32x8(at(px, 4)).MulAdd(load8(unsafe.Add(pb, 32)), h1)
-		h2 = archsimd.BroadcastFloat32x8(at(px, 8)).MulAdd(load8(unsafe.Add(pb, 64)), h2)
-		h3 = archsimd.BroadcastFloat32x8(at(px, 12)).MulAdd(load8(unsafe.Add(pb, 96)), h3)
-		h4 = archsimd.BroadcastFloat32x8(at(px, 16)).MulAdd(load8(unsafe.Add(pb, 128)), h4)
-		h5 = archsimd.BroadcastFloat32x8(at(px, 20)).MulAdd(load8(unsafe.Add(pb, 160)), h5)
-		h6 = archsimd.BroadcastFloat32x8(at(px, 24)).MulAdd(load8(unsafe.Add(pb, 192)), h6)
-		h7 = archsimd.BroadcastFloat32x8(at(px, 28)).MulAdd(load8(unsafe.Add(pb, 224)), h7)
-	}
-	// The first accumulator's, then buf = s0 + s1 and hsum8's tree.
-	var g0, g1, g2, g3, g4, g5, g6, g7 archsimd.Float32x8
-	for q := 0; q < k16; q += 16 {
+	s0, s1, s2, s3 := dotSimd4(x, b, k16, 0)
+	s4, s5, s6, s7 := dotSimd4(x, b, k16, 4)
+	s8, s9, s10, s11 := dotSimd4(x, b, k16, 8)
+	s12, s13, s14, s15 := dotSimd4(x, b, k16, 12)
+	s0, s1, s2, s3 = s0.Add(s8), s1.Add(s9), s2.Add(s10), s3.Add(s11)
+	s4, s5, s6, s7 = s4.Add(s12), s5.Add(s13), s6.Add(s14), s7.Add(s15)
+	return s0.Add(s1).Add(s2.Add(s3)).Add(s4.Add(s5).Add(s6.Add(s7)))
+}
+
+// dotSimd4 returns dot's partial sums l = off … off+3 (elements 16q + l)
+// for 8 output columns.
+func dotSimd4(x, b unsafe.Pointer, k16, off int) (c0, c1, c2, c3 archsimd.Float32x8) {
+	for q := off; q < k16; q += 16 {
 		px, pb := unsafe.Add(x, 4*q), unsafe.Add(b, 32*q)
-		g0 = archsimd.BroadcastFloat32x8(at(px, 0)).MulAdd(load8(pb), g0)
-		g1 = archsimd.BroadcastFloat32x8(at(px, 4)).MulAdd(load8(unsafe.Add(pb, 32)), g1)
-		g2 = archsimd.BroadcastFloat32x8(at(px, 8)).MulAdd(load8(unsafe.Add(pb, 64)), g2)
-		g3 = archsimd.BroadcastFloat32x8(at(px, 12)).MulAdd(load8(unsafe.Add(pb, 96)), g3)
-		g4 = archsimd.BroadcastFloat32x8(at(px, 16)).MulAdd(load8(unsafe.Add(pb, 128)), g4)
-		g5 = archsimd.BroadcastFloat32x8(at(px, 20)).MulAdd(load8(unsafe.Add(pb, 160)), g5)
-		g6 = archsimd.BroadcastFloat32x8(at(px, 24)).MulAdd(load8(unsafe.Add(pb, 192)), g6)
-		g7 = archsimd.BroadcastFloat32x8(at(px, 28)).MulAdd(load8(unsafe.Add(pb, 224)), g7)
+		c0 = archsimd.BroadcastFloat32x8(at(px, 0)).MulAdd(load8(pb), c0)
+		c1 = archsimd.BroadcastFloat32x8(at(px, 4)).MulAdd(load8(unsafe.Add(pb, 32)), c1)
+		c2 = archsimd.BroadcastFloat32x8(at(px, 8)).MulAdd(load8(unsafe.Add(pb, 64)), c2)
+		c3 = archsimd.BroadcastFloat32x8(at(px, 12)).MulAdd(load8(unsafe.Add(pb, 96)), c3)
 	}
-	g0, g1, g2, g3 = g0.Add(h0), g1.Add(h1), g2.Add(h2), g3.Add(h3)
-	g4, g5, g6, g7 = g4.Add(h4), g5.Add(h5), g6.Add(h6), g7.Add(h7)
-	return g0.Add(g1).Add(g2.Add(g3)).Add(g4.Add(g5).Add(g6.Add(g7)))
+	return
 }
 
 // dotSimdTail is dotGeneric of the tail x (fewer than 16 elements) for 8
