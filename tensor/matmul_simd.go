@@ -9,12 +9,14 @@ import (
 
 // The dense products' kernels of the GOEXPERIMENT=simd build: the
 // operations of the assembly build's Y-register kernels (matmul_amd64.s),
-// in tiles of four output rows × 16 or 8 columns, so every output element
-// gets the bits of the axpy and dot loops (kernels.go) on any CPU with
-// AVX2+FMA. Operands are addressed with unsafe.Add from their first
-// element after one bounds check per call (checkAxpyBlock, dotRows), each
-// address inside its slice; the unfused columns (fewer than 8) go through
-// bounds-checked partial loads.
+// so every output element gets the bits of the axpy and dot loops
+// (kernels.go) on any CPU with AVX2+FMA. The tiles are smaller (two output
+// rows × 24 or 8 columns; dot's sixteen partial sums four at a time): with
+// more live vectors the compiler spills them inside the loops. Operands are
+// addressed with unsafe.Add from their first element after one bounds
+// check per call (checkAxpyBlock, dotRows), each address inside its slice;
+// the unfused columns (fewer than 8) and the last partial block of dotRows
+// go through archsimd's bounds-checked partial loads and stores.
 
 // hasGemmKernels reports whether axpyBlock and dotRows run vector kernels.
 var hasGemmKernels = useAVX2
