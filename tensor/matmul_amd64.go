@@ -7,13 +7,12 @@ import "golang.org/x/sys/cpu"
 //go:generate go run matmul_gen.go
 
 // The register-blocked kernels of the dense products (matmul_amd64.s,
-// written by matmul_gen.go): Z-register kernels where the CPU has AVX-512F,
-// Y-register kernels with AVX2+FMA (GODEBUG=cpu.avx512f=off selects them on
-// an AVX-512 machine). Both perform, for every output element, the float32
-// operations of the loops they replace in the same order (kernels.go:
-// axpyBlock, dotRows), so they give the same bits as each other, as the
-// GOEXPERIMENT=simd build's kernels (matmul_simd.go) and as the axpy and
-// dot loops of this build.
+// written by matmul_gen.go): Z-register kernels where the CPU has AVX-512F
+// and VL, Y-register kernels with AVX2+FMA (GODEBUG=cpu.avx512f=off selects
+// them on an AVX-512 machine). Both perform, for every output element, the
+// float32 operations of the axpy and dot loops they replace (kernels.go) in
+// the same order, so they give the same bits as each other, as the
+// GOEXPERIMENT=simd build's kernels (matmul_simd.go) and as those loops.
 
 // useAVX512 selects the Z-register kernels (which also use Y registers
 // with k masks: AVX-512VL).
@@ -154,9 +153,9 @@ func dotZ(c *float32, ldc int, a *float32, lda int, bt *float32, rows, k, nb, la
 //go:noescape
 func dotY(c *float32, ldc int, a *float32, lda int, bt *float32, rows, k, nb int, lastmask *[8]int32, acc bool)
 
-// zTileRows is the number of output rows axpyZ<f><u> keeps in registers
-// for ut = f + u units (matmul_gen.go's zRows); yTileRows the same for
-// axpyY<f><u> (yRows).
+// zTileRows is the number of output rows axpyZ<f><h><u> keeps in registers
+// for ut = f + h + u units (matmul_gen.go's zRows); yTileRows the same for
+// axpyY<f><u> (yRows). A call with more rows does nothing.
 func zTileRows(ut int) int {
 	switch {
 	case ut <= 3:
