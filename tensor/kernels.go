@@ -32,6 +32,11 @@ func MatMul(dst, a, b *Dense, acc bool) {
 	}
 	n := b.Cols
 	Parallel(a.Rows, func(lo, hi int) {
+		// One axpy of b's row k per nonzero a[i][k], k ascending: the
+		// kernels keep a tile of output rows in registers across k.
+		if axpyBlock(dst.Data[lo*n:hi*n], n, a.Data[lo*a.Cols:hi*a.Cols], a.Cols, 1, b.Data, n, hi-lo, a.Cols, n, acc) {
+			return
+		}
 		for i := lo; i < hi; i++ {
 			out := dst.Data[i*n : (i+1)*n]
 			if !acc {
@@ -59,11 +64,15 @@ func MatMulBT(dst, a, b *Dense, acc bool) {
 	matMulBT(dst, a, b, acc)
 }
 
+// matMulBT computes dst = a·bᵀ (+= when acc), every element one dot of a
+// row of a with a row of b: with the vector kernels a row of a against
+// 16 (or 8) rows of b at once, b packed once per call (dotRows).
 func matMulBT(dst, a, b *Dense, acc bool) {
+	if bt := dotPack(b); bt != nil {
+		Parallel(a.Rows, func(lo, hi int) { dotRows(dst, a, bt, b.Rows, acc, lo, hi) })
+		return
+	}
 	Parallel(a.Rows, func(lo, hi int) {
-		if matMulBTRows(dst, a, b, acc, lo, hi) {
-			return
-		}
 		for i := lo; i < hi; i++ {
 			arow := a.Row(i)
 			out := dst.Row(i)
@@ -86,25 +95,35 @@ func MatMulAT(dst, a, b *Dense, acc bool) {
 	checkMul("MatMulAT", a.Cols, a.Rows, b.Rows, b.Cols, dst, a.Cols, b.Cols)
 	if b.Cols < smallDim {
 		// Narrow b (e.g. the last layer's weight gradient): accumulate
-		// dstᵀ[j] += b[r][j]·a_r over the rows r in order (vector axpys of
-		// a's long rows), then transpose the small result.
-		nt := b.Cols
-		tr := make([]float32, nt*a.Cols)
-		for r := 0; r < a.Rows; r++ {
-			arow := a.Data[r*a.Cols : (r+1)*a.Cols]
-			for j, bv := range b.Data[r*nt : (r+1)*nt] {
-				if bv != 0 {
-					axpy(tr[j*a.Cols:(j+1)*a.Cols], arow, bv)
+		// dstᵀ[j] += b[r][j]·a_r over the rows r in order (axpys of a's
+		// long rows), then transpose the small result.
+		nt, m := b.Cols, a.Cols
+		tr := make([]float32, nt*m)
+		if hasGemmKernels {
+			// The kernels keep tiles of dstᵀ's rows in registers, in
+			// column groups of 16 in parallel (split at multiples of 8, so
+			// every column keeps axpy's fused or unfused update).
+			ParallelChunks((m+15)/16, 1, func(lo, hi int) {
+				c0, c1 := lo*16, min(m, hi*16)
+				axpyBlocked(tr[c0:], m, b.Data, 1, nt, a.Data[c0:], m, nt, a.Rows, c1-c0, false)
+			})
+		} else {
+			for r := 0; r < a.Rows; r++ {
+				arow := a.Data[r*m : (r+1)*m]
+				for j, bv := range b.Data[r*nt : (r+1)*nt] {
+					if bv != 0 {
+						axpy(tr[j*m:(j+1)*m], arow, bv)
+					}
 				}
 			}
 		}
-		for i := 0; i < a.Cols; i++ {
+		for i := 0; i < m; i++ {
 			out := dst.Data[i*nt : (i+1)*nt]
 			for j := range out {
 				if acc {
-					out[j] += tr[j*a.Cols+i]
+					out[j] += tr[j*m+i]
 				} else {
-					out[j] = tr[j*a.Cols+i]
+					out[j] = tr[j*m+i]
 				}
 			}
 		}
@@ -112,6 +131,12 @@ func MatMulAT(dst, a, b *Dense, acc bool) {
 	}
 	n := b.Cols
 	ParallelChunks(a.Cols, 8, func(lo, hi int) {
+		// Output rows lo..hi are a's columns: the kernels read them as
+		// rows with stride 1 between rows and a.Cols between steps, in
+		// blocks of atBlock rows of a and b.
+		if axpyBlocked(dst.Data[lo*n:hi*n], n, a.Data[lo:], 1, a.Cols, b.Data, n, hi-lo, a.Rows, n, acc) {
+			return
+		}
 		for i := lo; i < hi; i++ {
 			out := dst.Data[i*n : (i+1)*n]
 			if !acc {

@@ -44,13 +44,7 @@ func spmmRow32AVX2(out, x, vals *float32, idx *int32, nnz, n int, acc bool)
 func spmmRowSeqAVX2(out, x, vals *float32, idx *int32, nnz, n, w int, acc bool) // w a multiple of 8
 
 //go:noescape
-func dot4AVX2(x, y *float32, stride, n int, buf *[32]float32) // n a multiple of 16
-
-//go:noescape
 func prefetchRowsAsm(base *float32, stride int, idx *int32, n, lines int)
-
-//go:noescape
-func dotTail4SSE(x, y *float32, stride, n int, buf *[16]float32) // n a multiple of 4
 
 //go:noescape
 func gemm2x32AVX2(out, a, b *float32, k, n int, acc bool)
@@ -186,64 +180,6 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 			xr := x.Data[int(c)*n+w : (int(c)+1)*n]
 			for j, xv := range xr {
 				tail[j] += v * xv
-			}
-		}
-	}
-	return true
-}
-
-// matMulBTRows computes rows [lo, hi) of dst = a·bᵀ (+= when acc), every
-// element dot(a's row, b's row) exactly as dot computes it: four of b's
-// rows per pass through a's row (dot4AVX2), then the horizontal sums and
-// the tail of each dot in Go. It reports false when it does not apply (no
-// AVX2, rows shorter than dot's vector path).
-func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool {
-	k := a.Cols
-	if !useAVX2 || k < 16 {
-		return false
-	}
-	k16 := k &^ 15
-	t4 := (k - k16) &^ 3 // the tail's whole groups of four
-	var buf [32]float32
-	var tb [16]float32
-	for i := lo; i < hi; i++ {
-		arow := a.Data[i*k : (i+1)*k]
-		out := dst.Data[i*b.Rows : (i+1)*b.Rows]
-		j := 0
-		for ; j+4 <= b.Rows; j += 4 {
-			_ = b.Data[(j+4)*k-1]
-			dot4AVX2(&arow[0], &b.Data[j*k], k, k16, &buf)
-			if t4 > 0 {
-				dotTail4SSE(&arow[k16], &b.Data[j*k+k16], k, t4, &tb)
-			}
-			for r := range 4 {
-				s := hsum8((*[8]float32)(buf[8*r : 8*r+8]))
-				if k16 < k {
-					// dotGeneric of the tail: its four partial sums,
-					// then the last k mod 4 elements into the first.
-					var s0, s1, s2, s3 float32
-					if t4 > 0 {
-						s0, s1, s2, s3 = tb[4*r], tb[4*r+1], tb[4*r+2], tb[4*r+3]
-					}
-					br := b.Data[(j+r)*k : (j+r+1)*k]
-					for e := k16 + t4; e < k; e++ {
-						s0 += arow[e] * br[e]
-					}
-					s += (s0 + s1) + (s2 + s3)
-				}
-				if acc {
-					out[j+r] += s
-				} else {
-					out[j+r] = s
-				}
-			}
-		}
-		for ; j < b.Rows; j++ {
-			s := dot(arow, b.Data[j*k:(j+1)*k])
-			if acc {
-				out[j] += s
-			} else {
-				out[j] = s
 			}
 		}
 	}

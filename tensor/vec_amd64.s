@@ -691,62 +691,6 @@ seqdone:
 	VZEROUPPER
 	RET
 
-// func dot4AVX2(x, y *float32, stride, n int, buf *[32]float32)
-// Four dotAVX2(x, y_r, n) at once, y_r = y + r·stride (r = 0..3): each with
-// its own two accumulators, the same operations in the same order, so
-// buf[8r:8r+8] holds what dotAVX2 would store for y_r. n a multiple of 16.
-TEXT ·dot4AVX2(SB), NOSPLIT, $0-40
-	MOVQ   x+0(FP), SI
-	MOVQ   y+8(FP), R8
-	MOVQ   stride+16(FP), AX
-	MOVQ   n+24(FP), CX
-	MOVQ   buf+32(FP), DX
-	SHLQ   $2, AX
-	LEAQ   (R8)(AX*1), R9
-	LEAQ   (R9)(AX*1), R10
-	LEAQ   (R10)(AX*1), R11
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-
-dot4loop:
-	CMPQ        CX, $16
-	JLT         dot4done
-	VMOVUPS     (SI), Y8
-	VMOVUPS     32(SI), Y9
-	VFMADD231PS (R8), Y8, Y0
-	VFMADD231PS 32(R8), Y9, Y1
-	VFMADD231PS (R9), Y8, Y2
-	VFMADD231PS 32(R9), Y9, Y3
-	VFMADD231PS (R10), Y8, Y4
-	VFMADD231PS 32(R10), Y9, Y5
-	VFMADD231PS (R11), Y8, Y6
-	VFMADD231PS 32(R11), Y9, Y7
-	ADDQ        $64, SI
-	ADDQ        $64, R8
-	ADDQ        $64, R9
-	ADDQ        $64, R10
-	ADDQ        $64, R11
-	SUBQ        $16, CX
-	JMP         dot4loop
-
-dot4done:
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y3, Y2, Y2
-	VADDPS  Y5, Y4, Y4
-	VADDPS  Y7, Y6, Y6
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y2, 32(DX)
-	VMOVUPS Y4, 64(DX)
-	VMOVUPS Y6, 96(DX)
-	VZEROUPPER
-	RET
-
 // func prefetchRowsAsm(base *float32, stride int, idx *int32, n, lines int)
 // Asks the CPU to load, into all cache levels, lines 64-byte lines from
 // the start of row idx[i] (stride floats per row) of base, for i < n.
@@ -780,51 +724,4 @@ pfnext:
 	JMP  pfrow
 
 pfdone:
-	RET
-
-// func dotTail4SSE(x, y *float32, stride, n int, buf *[16]float32)
-// The four partial sums of dotGeneric(x, y_r) over its first n elements
-// (n a multiple of 4), y_r = y + r·stride (r = 0..3): lane l of buf[4r:]
-// sums x[i]·y_r[i] for i ≡ l (mod 4) in order, each product rounded before
-// it is added, as dotGeneric's s0..s3 do.
-TEXT ·dotTail4SSE(SB), NOSPLIT, $0-40
-	MOVQ   x+0(FP), SI
-	MOVQ   y+8(FP), R8
-	MOVQ   stride+16(FP), AX
-	MOVQ   n+24(FP), CX
-	MOVQ   buf+32(FP), DX
-	SHLQ   $2, AX
-	LEAQ   (R8)(AX*1), R9
-	LEAQ   (R9)(AX*1), R10
-	LEAQ   (R10)(AX*1), R11
-	VXORPS X0, X0, X0
-	VXORPS X1, X1, X1
-	VXORPS X2, X2, X2
-	VXORPS X3, X3, X3
-
-tail4loop:
-	CMPQ    CX, $4
-	JLT     tail4done
-	VMOVUPS (SI), X8
-	VMULPS  (R8), X8, X4
-	VMULPS  (R9), X8, X5
-	VMULPS  (R10), X8, X6
-	VMULPS  (R11), X8, X7
-	VADDPS  X4, X0, X0
-	VADDPS  X5, X1, X1
-	VADDPS  X6, X2, X2
-	VADDPS  X7, X3, X3
-	ADDQ    $16, SI
-	ADDQ    $16, R8
-	ADDQ    $16, R9
-	ADDQ    $16, R10
-	ADDQ    $16, R11
-	SUBQ    $4, CX
-	JMP     tail4loop
-
-tail4done:
-	VMOVUPS X0, (DX)
-	VMOVUPS X1, 16(DX)
-	VMOVUPS X2, 32(DX)
-	VMOVUPS X3, 48(DX)
 	RET

@@ -27,9 +27,6 @@ func gramToDistVec(g, nb []float32, na float32) int { return 0 }
 
 func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) { return 0, 0 }
 
-// matMulBTRows has no specialised path in the portable build.
-func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool { return false }
-
 // PrefetchRows is a hint the portable build does not give (it changes no
 // value).
 func PrefetchRows(data []float32, stride, width int, idx []int32) {}

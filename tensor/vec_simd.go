@@ -298,9 +298,5 @@ func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) {
 	return n, ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
 }
 
-// matMulBTRows is the default build's assembly path (four dot products per
-// pass); this build keeps one dot call per element (the same bits).
-func matMulBTRows(dst, a, b *Dense, acc bool, lo, hi int) bool { return false }
-
 // PrefetchRows is a hint this build does not give (it changes no value).
 func PrefetchRows(data []float32, stride, width int, idx []int32) {}

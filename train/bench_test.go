@@ -3,6 +3,8 @@ package train
 import (
 	"context"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/rgnn/rgnn/aggregate"
@@ -57,9 +59,16 @@ func newEpochBench(b *testing.B, name string, dataset string) *epochBench {
 	var adj, x *tensor.CSR
 	var labels []int32
 	classes := 7
-	if dataset == "synthetic" {
+	switch {
+	case dataset == "synthetic":
 		adj, x, labels = synthetic(2810, 7981, 2879, 50, 7)
-	} else {
+	case strings.HasSuffix(dataset, ".npz"):
+		g, err := data.LoadFile(dataset, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		adj, x, labels, classes = g.Adj, g.Features, g.Labels, g.NumClasses
+	default:
 		g, err := data.Load(context.Background(), dataset, data.Options{Dir: fixture.DataDir(b)})
 		if err != nil {
 			b.Fatal(err)
@@ -96,6 +105,19 @@ func BenchmarkGCNEpoch(b *testing.B) {
 	for _, ds := range []string{"cora_ml", "citeseer"} {
 		b.Run(ds, func(b *testing.B) { benchEpoch(b, newEpochBench(b, "gcn", ds)) })
 	}
+}
+
+// BenchmarkGCNEpochFile is BenchmarkGCNEpoch on the dataset file named by
+// $RGNN_BENCH_GRAPH (skipped when unset), e.g. an arXiv-sized graph:
+//
+//	rgnn data generate --preset arxiv --seed 0 --out /tmp/arxiv.npz
+//	RGNN_BENCH_GRAPH=/tmp/arxiv.npz go test ./train -run '^$' -bench GCNEpochFile -benchtime 5x
+func BenchmarkGCNEpochFile(b *testing.B) {
+	path := os.Getenv("RGNN_BENCH_GRAPH")
+	if path == "" {
+		b.Skip("RGNN_BENCH_GRAPH names no dataset file")
+	}
+	benchEpoch(b, newEpochBench(b, "gcn", path))
 }
 
 // BenchmarkSMGDCEpoch is BenchmarkGCNEpoch for Soft Medoid GDC (T = 0.5,
