@@ -38,6 +38,12 @@ func (e *Env) certifyCompanions(ctx context.Context, s task.Certify) []companion
 	if l == nil {
 		return nil
 	}
+	// One group forms at a time in a process: two workers that start on
+	// runs with the same samples at once (the first two of a sitting) make
+	// one group and a run left alone, not two halves that both diffuse
+	// every sampled graph.
+	e.forming.Lock()
+	defer e.forming.Unlock()
 	q, err := l.st.Queue(ctx)
 	if err != nil {
 		return nil

@@ -32,6 +32,7 @@ type Env struct {
 	flights map[string]*flight
 	claims  *lease          // set while runs are claimed from the store's queue
 	shared  map[string]bool // runs stored by another run that shared their work (runCertify)
+	forming sync.Mutex      // held while a certify run claims its companions
 }
 
 // markShared records that run key was executed and stored as part of
