@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -368,5 +369,77 @@ func TestVotesManySameAsVotes(t *testing.T) {
 	var pe *PredictorError
 	if !errors.As(err, &pe) || pe.Predictor != 1 || !errors.Is(err, boom) {
 		t.Errorf("a failing second predictor: %v, want a PredictorError naming predictor 1", err)
+	}
+}
+
+// TestVotesResumeFromCheckpoints: votes resumed from checkpoints (each
+// predictor from another one, one from scratch) equal the votes of one
+// uninterrupted run, at any number of workers; checkpoints hold exactly
+// Done votes per node.
+func TestVotesResumeFromCheckpoints(t *testing.T) {
+	adj := undirected(t, 40, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {10, 11}, {11, 30}, {30, 39}})
+	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.02, PMinusAdj: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := func() ([]Predictor, error) {
+		a, _ := degreeParity(3)()
+		b, _ := degreeParity(4)()
+		c, _ := degreeParity(5)()
+		return []Predictor{a, b, c}, nil
+	}
+	o := VoteOptions{Samples: 100, Seed: 9, Stream: StreamVotes, Workers: 2, NewPredictors: three}
+	want, err := VotesMany(context.Background(), s, 5, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved [][]*Partial
+	o.CheckpointEvery = 15
+	o.Checkpoint = func(parts []*Partial) error {
+		for _, p := range parts {
+			if err := p.Validate(40, 5, 100); err != nil {
+				t.Errorf("checkpoint: %v", err)
+			}
+		}
+		saved = append(saved, parts)
+		return nil
+	}
+	got, err := VotesMany(context.Background(), s, 5, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved) != 6 || saved[0][0].Done != 15 || saved[5][2].Done != 90 {
+		t.Fatalf("%d checkpoints, want 6 at 15, 30, …, 90", len(saved))
+	}
+	for m := range want {
+		if !slices.Equal(want[m].Data, got[m].Data) {
+			t.Errorf("predictor %d: votes with checkpoints differ", m)
+		}
+	}
+	for _, workers := range []int{1, 3} {
+		o.Workers, o.Checkpoint = workers, nil
+		o.Resume = []*Partial{saved[1][0], saved[4][1], nil}
+		got, err := VotesMany(context.Background(), s, 5, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range want {
+			if !slices.Equal(want[m].Data, got[m].Data) {
+				t.Errorf("workers %d: predictor %d: resumed votes differ", workers, m)
+			}
+		}
+		o.Resume = []*Partial{{Done: 100, Counts: want[0]}, {Done: 100, Counts: want[1]}, {Done: 100, Counts: want[2]}}
+		if got, err = VotesMany(context.Background(), s, 5, o); err != nil || !slices.Equal(got[2].Data, want[2].Data) {
+			t.Errorf("workers %d: resumed after the last sample: %v", workers, err)
+		}
+	}
+	bad := &Partial{Done: 30, Counts: saved[0][0].Counts} // 15 votes per node
+	o.Resume = []*Partial{bad, nil, nil}
+	if _, err := VotesMany(context.Background(), s, 5, o); err == nil || !strings.Contains(err.Error(), "has 15 votes, want 30") {
+		t.Errorf("an inconsistent checkpoint: %v", err)
+	}
+	o.Resume = []*Partial{nil, nil}
+	if _, err := VotesMany(context.Background(), s, 5, o); err == nil {
+		t.Error("two checkpoints for three predictors: no error")
 	}
 }

@@ -50,6 +50,48 @@ type VoteOptions struct {
 	// Progress, if set, is called after each finished sample with the
 	// number done so far (serialised, increasing).
 	Progress func(done, total int)
+	// Resume, if set, holds per predictor the votes counted before (a
+	// checkpoint; nil entries: none): predictor m classifies only the
+	// samples from Resume[m].Done on, and its counts start from
+	// Resume[m].Counts. The result is the same as a run from scratch.
+	Resume []*Partial
+	// Checkpoint, if set, is called every CheckpointEvery samples (≤ 0:
+	// 500) with every predictor's votes so far, over a prefix of the
+	// samples; a run resumed from them (Resume) counts the same votes. An
+	// error stops the run.
+	Checkpoint      func(parts []*Partial) error
+	CheckpointEvery int
+}
+
+// Partial is a predictor's votes over the samples [0, Done) of a stream: a
+// checkpoint of VotesMany.
+type Partial struct {
+	Done   int
+	Counts *Counts
+}
+
+// Validate checks that p can resume votes over samples samples for n nodes
+// and c classes: its shape, and exactly Done votes for every node.
+func (p *Partial) Validate(n, c, samples int) error {
+	if p.Counts == nil || p.Counts.Nodes != n || p.Counts.Classes != c || len(p.Counts.Data) != n*c {
+		return fmt.Errorf("partial votes: not %d nodes × %d classes", n, c)
+	}
+	if p.Done < 0 || p.Done > samples {
+		return fmt.Errorf("partial votes: %d samples done of %d", p.Done, samples)
+	}
+	for v := range n {
+		var sum int64
+		for _, x := range p.Counts.Row(v) {
+			if x < 0 {
+				return fmt.Errorf("partial votes: negative count for node %d", v)
+			}
+			sum += x
+		}
+		if sum != int64(p.Done) {
+			return fmt.Errorf("partial votes: node %d has %d votes, want %d", v, sum, p.Done)
+		}
+	}
+	return nil
 }
 
 // Votes draws o.Samples perturbed graphs from s, classifies each with a
@@ -95,87 +137,168 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, o.Samples)
+	n := s.Nodes()
+	// first is the first sample any predictor still needs.
+	first := 0
+	if len(o.Resume) > 0 {
+		first = o.Samples
+		for m, r := range o.Resume {
+			if r == nil {
+				first = 0
+				continue
+			}
+			if err := r.Validate(n, numClasses, o.Samples); err != nil {
+				return nil, fmt.Errorf("votes: resume predictor %d: %w", m, err)
+			}
+			first = min(first, r.Done)
+		}
+	}
+	workers = max(1, min(workers, o.Samples-first))
+	chunk := o.Samples - first
+	if o.Checkpoint != nil {
+		chunk = o.CheckpointEvery
+		if chunk <= 0 {
+			chunk = 500
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	n := s.Nodes()
 	var (
 		next, done atomic.Int64
 		progMu     sync.Mutex
 		errOnce    sync.Once
 		firstErr   error
-		wg         sync.WaitGroup
 		models     atomic.Int64 // predictors per worker (-1: not known yet)
 	)
 	models.Store(-1)
+	done.Store(int64(first))
 	fail := func(err error) {
 		errOnce.Do(func() { firstErr = err; cancel() })
 	}
+	// starts[m] is the first sample predictor m classifies.
+	var starts []int
+	setStarts := func(k int) error {
+		if len(o.Resume) > 0 && len(o.Resume) != k {
+			return fmt.Errorf("votes: %d checkpoints to resume for %d predictors", len(o.Resume), k)
+		}
+		starts = make([]int, k)
+		for m := range starts {
+			if len(o.Resume) > 0 && o.Resume[m] != nil {
+				starts[m] = o.Resume[m].Done
+			}
+		}
+		return nil
+	}
+	var startsOnce sync.Once
+	preds := make([][]Predictor, workers)
 	partial := make([][]*Counts, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			preds, err := o.NewPredictors()
+	// worker w classifies samples next… until hi; its predictors and counts
+	// live across chunks.
+	worker := func(w, hi int) {
+		if preds[w] == nil {
+			ps, err := o.NewPredictors()
 			if err != nil {
 				fail(fmt.Errorf("votes: make predictor: %w", err))
 				return
 			}
-			if len(preds) == 0 {
+			if len(ps) == 0 {
 				fail(errors.New("votes: no predictor"))
 				return
 			}
-			if !models.CompareAndSwap(-1, int64(len(preds))) && models.Load() != int64(len(preds)) {
-				fail(fmt.Errorf("votes: a worker made %d predictors, another %d", len(preds), models.Load()))
+			if !models.CompareAndSwap(-1, int64(len(ps))) && models.Load() != int64(len(ps)) {
+				fail(fmt.Errorf("votes: a worker made %d predictors, another %d", len(ps), models.Load()))
 				return
 			}
-			counts := make([]*Counts, len(preds))
+			var err2 error
+			startsOnce.Do(func() { err2 = setStarts(len(ps)) })
+			if err2 != nil {
+				fail(err2)
+				return
+			}
+			counts := make([]*Counts, len(ps))
 			for m := range counts {
 				counts[m] = NewCounts(n, numClasses)
 			}
-			partial[w] = counts
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= o.Samples || ctx.Err() != nil {
+			preds[w], partial[w] = ps, counts
+		}
+		ps, counts := preds[w], partial[w]
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= hi || ctx.Err() != nil {
+				return
+			}
+			adj, feats := s.SampleAt(o.Seed, o.Stream, i)
+			for m, pred := range ps {
+				if i < starts[m] {
+					continue // counted before (Resume)
+				}
+				if err := predictInto(pred, adj, feats, counts[m], n, numClasses); err != nil {
+					if len(ps) > 1 {
+						fail(fmt.Errorf("votes: %w", &PredictorError{Predictor: m, Sample: i, Err: err}))
+					} else {
+						fail(fmt.Errorf("votes: sample %d: %w", i, err))
+					}
 					return
 				}
-				adj, feats := s.SampleAt(o.Seed, o.Stream, i)
-				for m, pred := range preds {
-					if err := predictInto(pred, adj, feats, counts[m], n, numClasses); err != nil {
-						if len(preds) > 1 {
-							fail(fmt.Errorf("votes: %w", &PredictorError{Predictor: m, Sample: i, Err: err}))
-						} else {
-							fail(fmt.Errorf("votes: sample %d: %w", i, err))
-						}
-						return
-					}
-				}
-				if o.Progress != nil {
-					progMu.Lock()
-					o.Progress(int(done.Add(1)), o.Samples)
-					progMu.Unlock()
-				}
 			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("votes: %w", err)
-	}
-	total := make([]*Counts, models.Load())
-	for m := range total {
-		total[m] = NewCounts(n, numClasses)
-		for _, c := range partial {
-			if c != nil {
-				total[m].Add(c[m])
+			if o.Progress != nil {
+				progMu.Lock()
+				o.Progress(int(done.Add(1)), o.Samples)
+				progMu.Unlock()
 			}
 		}
 	}
-	return total, nil
+	// total sums the resumed counts and every worker's.
+	total := func(hi int) []*Counts {
+		out := make([]*Counts, models.Load())
+		for m := range out {
+			out[m] = NewCounts(n, numClasses)
+			if len(o.Resume) > 0 && o.Resume[m] != nil {
+				out[m].Add(o.Resume[m].Counts)
+			}
+			for _, c := range partial {
+				if c != nil {
+					out[m].Add(c[m])
+				}
+			}
+		}
+		return out
+	}
+	next.Store(int64(first))
+	for lo := first; lo < o.Samples || lo == first; lo += chunk {
+		hi := min(lo+chunk, o.Samples)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				worker(w, hi)
+			}()
+		}
+		wg.Wait()
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("votes: %w", err)
+		}
+		next.Store(int64(hi))
+		if o.Checkpoint != nil && hi < o.Samples {
+			counts := total(hi)
+			parts := make([]*Partial, len(counts))
+			for m, c := range counts {
+				parts[m] = &Partial{Done: max(hi, starts[m]), Counts: c}
+			}
+			if err := o.Checkpoint(parts); err != nil {
+				return nil, fmt.Errorf("votes: checkpoint: %w", err)
+			}
+		}
+		if hi >= o.Samples {
+			break
+		}
+	}
+	return total(o.Samples), nil
 }
 
 // PredictorError is the failure of one of VotesMany's predictors on a
@@ -240,6 +363,12 @@ type SmoothOptions struct {
 	NewPredictors func() ([]Predictor, error)
 	// Progress, if set, reports each stage ("pre-votes", "votes").
 	Progress func(stage string, done, total int)
+	// Resume, Checkpoint and CheckpointEvery keep the votes stage (n₁
+	// samples, by far the longer) resumable: see VoteOptions. The
+	// pre-votes are drawn again on resume.
+	Resume          []*Partial
+	Checkpoint      func(parts []*Partial) error
+	CheckpointEvery int
 }
 
 // Smooth draws the pre-votes (n₀ samples, stream StreamPreVotes) and the
@@ -279,6 +408,7 @@ func SmoothMany(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions
 		return nil, err
 	}
 	vo.Samples, vo.Stream, vo.Progress = o.Samples, StreamVotes, stage("votes")
+	vo.Resume, vo.Checkpoint, vo.CheckpointEvery = o.Resume, o.Checkpoint, o.CheckpointEvery
 	votes, err := VotesMany(ctx, s, numClasses, vo)
 	if err != nil {
 		return nil, err

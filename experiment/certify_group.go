@@ -30,7 +30,9 @@ type companion struct {
 // that one pass over the samples serves them all (task.SampleGroup): the
 // graphs are drawn once and GDC models diffuse each once. Only runs in the
 // store's queue are considered (the runner's), never runs other workers
-// hold; nothing is claimed when the queue cannot be read.
+// hold under a live lease (a run whose holder's lease expired — a sitting
+// that was killed — is claimable again, as the runner's own claims treat
+// it); nothing is claimed when the queue cannot be read.
 func (e *Env) certifyCompanions(ctx context.Context, s task.Certify) []companion {
 	e.mu.Lock()
 	l := e.claims
@@ -54,7 +56,7 @@ func (e *Env) certifyCompanions(ctx context.Context, s task.Certify) []companion
 		if len(out) >= maxCertifyGroup-1 {
 			break
 		}
-		if qe.Kind != "certify" || qe.State != store.Queued {
+		if qe.Kind != "certify" || !claimable(qe) {
 			continue
 		}
 		spec, err := k.Decode(qe.Params)
@@ -71,6 +73,12 @@ func (e *Env) certifyCompanions(ctx context.Context, s task.Certify) []companion
 		out = append(out, companion{entry: qe, spec: c})
 	}
 	return out
+}
+
+// claimable reports whether a queue entry can be claimed now: queued, or
+// claimed under a lease that expired.
+func claimable(qe store.QueueEntry) bool {
+	return qe.State == store.Queued || qe.State == store.Claimed && qe.LeaseLeft < 0
 }
 
 // releaseCompanions gives claimed companions back to the queue.
@@ -200,12 +208,26 @@ func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what st
 		what = p0.Model.Model
 	}
 	last := time.Now()
-	vfs, err := task.SampleGroup(ctx, specs, pr, trained, env.SampleWorkers, task.Hooks{Progress: func(stage string, done, total int) {
+	cps := newVoteCheckpoints(env, specs)
+	h := cps.hooks(task.Hooks{Progress: func(stage string, done, total int) {
 		if time.Since(last) > 10*time.Second {
 			last = time.Now()
 			env.logf("    certify %s p+=%g p-=%g: %s %d/%d", what, p0.PAdd, p0.PDel, stage, done, total)
 		}
-	}})
+	}}, pr.NumNodes(), pr.NumClasses, p0.Samples)
+	if h.Resume != nil {
+		var from []string
+		for _, r := range h.Resume {
+			if r != nil {
+				from = append(from, fmt.Sprint(r.Done))
+			} else {
+				from = append(from, "0")
+			}
+		}
+		env.logf("    certify %s p+=%g p-=%g: votes resumed from saved samples (%s of %d)", what, p0.PAdd, p0.PDel,
+			strings.Join(from, ", "), p0.Samples)
+	}
+	vfs, err := task.SampleGroup(ctx, specs, pr, trained, env.SampleWorkers, h)
 	if err != nil {
 		var pe *certify.PredictorError
 		if errors.As(err, &pe) {
@@ -219,6 +241,7 @@ func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what st
 		if err != nil {
 			return nil, -1, err
 		}
+		cps.remove(i)
 		res, err := specs[i].FromVotes(pr, vf, "votes "+sha, nil)
 		if err != nil {
 			return nil, i, err

@@ -209,3 +209,154 @@ grid:
 		}
 	}
 }
+
+// TestCertifyGroupTakesExpiredClaims: runs left claimed by a sitting that
+// was killed (its lease expired, its process on another host or pid
+// namespace) still join a group: after a restart the certify runs of a
+// grid share their samples again instead of running one by one.
+func TestCertifyGroupTakesExpiredClaims(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	preset, err := synth.LookupPreset("pubmed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preset, err = preset.Scaled(300); err != nil {
+		t.Fatal(err)
+	}
+	graphPath := filepath.Join(dir, "g.npz")
+	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Parse([]byte(`
+name: expired
+fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 8, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0}
+grid:
+  model: [gcn, gdc, appnp]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(dir, "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	kinds := DefaultKinds()
+	runs, err := e.Expand(kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Enqueue(ctx, st, e.Name, runs, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs { // held by a sitting on another machine that died
+		if _, ok, err := st.ClaimKey(ctx, r.Key, "elsewhere/4242/1-dead", time.Millisecond); err != nil || !ok {
+			t.Fatalf("claim %s: %v %v", r.Key, ok, err)
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	var log syncBuffer
+	sum, err := Execute(ctx, &Env{Store: st, Kinds: kinds, Log: &log}, e, RunOptions{Workers: 1, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 3 || sum.Failed != 0 {
+		t.Fatalf("ran %d, failed %d; want 3 and 0\n%s", sum.Ran, sum.Failed, log.String())
+	}
+	if !strings.Contains(log.String(), "3 runs share the samples") {
+		t.Errorf("the runs whose claims expired did not share their samples:\n%s", log.String())
+	}
+}
+
+// TestCertifyResumesFromSavedVotes: a certify group stopped after its
+// votes were checkpointed resumes from them in the next sitting, and its
+// certificates (metrics and votes) are those of an uninterrupted run; the
+// saved votes are removed once stored.
+func TestCertifyResumesFromSavedVotes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	preset, err := synth.LookupPreset("pubmed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preset, err = preset.Scaled(300); err != nil {
+		t.Fatal(err)
+	}
+	graphPath := filepath.Join(dir, "g.npz")
+	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Parse([]byte(`
+name: resume
+fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 3000, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0}
+grid:
+  model: [gcn, appnp]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	certs := func(st *store.Store) map[string]string {
+		rs, err := st.Query(ctx, store.Filter{Kind: "certify"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, r := range rs {
+			m, _ := json.Marshal(r.Metrics)
+			out[r.Key] = string(m) + " " + r.Artifacts["votes"]
+		}
+		return out
+	}
+	open := func(name string) *store.Store {
+		st, err := store.Open(filepath.Join(dir, name, "results.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	whole := open("whole")
+	if _, err := Execute(ctx, &Env{Store: whole, Kinds: DefaultKinds()}, e, RunOptions{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := certs(whole)
+
+	st := open("stopped")
+	partial := filepath.Join(st.ArtifactDir(), "partial")
+	stop, cancel := context.WithCancel(ctx)
+	go func() { // stop the sitting once votes are saved
+		for stop.Err() == nil {
+			if fs, _ := filepath.Glob(filepath.Join(partial, "*.npz")); len(fs) == 2 {
+				cancel()
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	env := &Env{Store: st, Kinds: DefaultKinds(), checkpointAfter: time.Nanosecond}
+	if _, err := Execute(stop, env, e, RunOptions{Workers: 1}); err == nil && len(certs(st)) == 2 {
+		t.Skip("the sitting finished before it could be stopped")
+	}
+	cancel()
+	var log syncBuffer
+	env = &Env{Store: st, Kinds: DefaultKinds(), Log: &log}
+	sum, err := Execute(ctx, env, e, RunOptions{Workers: 1, Progress: &log})
+	if err != nil || sum.Failed != 0 {
+		t.Fatalf("resumed sitting: %v, %d failed\n%s", err, sum.Failed, log.String())
+	}
+	if !strings.Contains(log.String(), "votes resumed from saved samples") {
+		t.Errorf("the votes were not resumed:\n%s", log.String())
+	}
+	got := certs(st)
+	if len(got) != len(want) {
+		t.Fatalf("%d certificates, want %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("run %s: resumed certificate differs from the uninterrupted one", k)
+		}
+	}
+	if fs, _ := filepath.Glob(filepath.Join(partial, "*.npz")); len(fs) != 0 {
+		t.Errorf("saved votes left behind: %v", fs)
+	}
+}

@@ -33,6 +33,9 @@ type Env struct {
 	claims  *lease          // set while runs are claimed from the store's queue
 	shared  map[string]bool // runs stored by another run that shared their work (runCertify)
 	forming sync.Mutex      // held while a certify run claims its companions
+	// checkpointAfter is the least time between two checkpoints of a
+	// certify run's votes (0: checkpointAfter; tests shorten it).
+	checkpointAfter time.Duration
 }
 
 // markShared records that run key was executed and stored as part of

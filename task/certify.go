@@ -140,7 +140,8 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 	}
 	return certify.SmoothMany(ctx, sampler, p.NumClasses, certify.SmoothOptions{
 		PreSamples: s.PreSamples, Samples: s.Samples, Seed: uint64(s.Seed), Workers: workers,
-		NewPredictors: newPredictors, Progress: h.Progress})
+		NewPredictors: newPredictors, Progress: h.Progress,
+		Resume: h.Resume, Checkpoint: h.Checkpoint, CheckpointEvery: h.CheckpointEvery})
 }
 
 // SameSamples reports (as an error naming the first difference) whether o

@@ -5,13 +5,15 @@ import (
 	"fmt"
 
 	"github.com/rgnn/rgnn/attack/protocol"
+	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/train"
 )
 
-// Hooks receive progress of long work; every field may be nil.
+// Hooks receive progress of long work and keep it resumable; every field
+// may be nil.
 type Hooks struct {
 	// Epoch is called after every training epoch (stage names the model
 	// being trained).
@@ -19,6 +21,13 @@ type Hooks struct {
 	// Progress reports work done out of total in a stage (attack budgets,
 	// smoothing samples, surrogate training).
 	Progress func(stage string, done, total int)
+	// Resume and Checkpoint keep a certificate's sampling resumable
+	// (certify.SmoothOptions): Resume[i] holds the votes counted before for
+	// the i-th certify spec (nil entries: none), Checkpoint is called now
+	// and then with every spec's votes so far. The votes do not change.
+	Resume          []*certify.Partial
+	Checkpoint      func(parts []*certify.Partial) error
+	CheckpointEvery int
 }
 
 func (h Hooks) epoch(stage string) func(int, float64, float64) {
