@@ -162,6 +162,24 @@ func prefetchRow(a *tensor.CSR, r int, x *tensor.Dense, g *scatterGrads, chunk i
 	}
 }
 
+// prefetchAhead is how many entries ahead a backward pass requests the x
+// and gradient rows it will need (prefetchEntry). A whole next row at once
+// (prefetchRow: 64 entries, 512 cache lines) overflows the core's queue of
+// outstanding misses, and the prefetch instructions stall; a few entries
+// ahead keep it full without that. Measured on the Soft Median's backward
+// at arXiv size (AMD EPYC): 8 took it from ~1.4 to ~0.7 CPU s.
+const prefetchAhead = 8
+
+// prefetchEntry starts loading the x row of entry k of a and, with g,
+// chunk's gradient row for it.
+func prefetchEntry(a *tensor.CSR, k int, x *tensor.Dense, g *scatterGrads, chunk int) {
+	idx := a.Indices[k : k+1]
+	tensor.PrefetchRows(x.Data, x.Cols, x.Cols, idx)
+	if g != nil {
+		tensor.PrefetchRows(g.buf[chunk*g.xRows*g.d:(chunk+1)*g.xRows*g.d], g.d, g.d, idx)
+	}
+}
+
 // reduce adds the chunk buffers into gradX in chunk order (parallel over the
 // rows of gradX) and leaves them zero for the next pass.
 func (e *scatterGrads) reduce(gradX *tensor.Dense) {

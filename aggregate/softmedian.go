@@ -187,11 +187,14 @@ func (m *SoftMedian) backwardRows(chunk, lo, hi int) {
 	if gradX != nil {
 		pg = &st.g
 	}
+	// The x and gradient rows of the entry prefetchAhead entries on are
+	// requested while this one is computed (rows of the next row included).
+	end := a.Indptr[hi]
+	for k := a.Indptr[lo]; k < min(a.Indptr[lo]+prefetchAhead, end); k++ {
+		prefetchEntry(a, k, x, pg, chunk)
+	}
 	for r := lo; r < hi; r++ {
 		k0, k1 := a.Indptr[r], a.Indptr[r+1]
-		if r+1 < hi {
-			prefetchRow(a, r+1, x, pg, chunk)
-		}
 		scale, norm := st.rowSum[r], st.norm[r]
 		if k0 == k1 || norm == 0 {
 			continue
@@ -209,6 +212,9 @@ func (m *SoftMedian) backwardRows(chunk, lo, hi int) {
 		ws.e = e
 		var ebar float64 // Σ ŝ e with ŝ = s A / norm
 		for k := k0; k < k1; k++ {
+			if k+prefetchAhead < end {
+				prefetchEntry(a, k+prefetchAhead, x, pg, chunk)
+			}
 			e[k-k0] = float64(tensor.Dot(gy, x.Row(int(a.Indices[k]))))
 			ebar += s[k-k0] * float64(a.Values[k]) / norm * e[k-k0]
 		}
