@@ -32,6 +32,24 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// pubmedGraph writes a PubMed-shaped generated graph of n nodes (seed 0)
+// into a temporary folder and returns its path.
+func pubmedGraph(t testing.TB, n int) string {
+	t.Helper()
+	preset, err := synth.LookupPreset("pubmed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preset, err = preset.Scaled(n); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "g.npz")
+	if _, err := synth.Generate(context.Background(), preset, 0, path, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestCertifyRunsShareSamples runs a certificate grid (three models, two
 // seeds) whose runs of one seed draw the same samples: each seed's certify
 // runs are executed as one group (task.SampleGroup), counted as run here,
@@ -43,17 +61,7 @@ func TestCertifyRunsShareSamples(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	preset, err := synth.LookupPreset("pubmed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if preset, err = preset.Scaled(600); err != nil {
-		t.Fatal(err)
-	}
-	graphPath := filepath.Join(dir, "g.npz")
-	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := pubmedGraph(t, 600)
 	grid := func(models string) string {
 		return `
 name: certgroup
@@ -143,17 +151,7 @@ grid:
 func TestCertifyGroupDropsAFailingMember(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	preset, err := synth.LookupPreset("pubmed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if preset, err = preset.Scaled(300); err != nil {
-		t.Fatal(err)
-	}
-	graphPath := filepath.Join(dir, "g.npz")
-	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := pubmedGraph(t, 300)
 	e, err := Parse([]byte(`
 name: dropmember
 fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 8, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0}
@@ -217,17 +215,7 @@ grid:
 func TestCertifyGroupTakesExpiredClaims(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	preset, err := synth.LookupPreset("pubmed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if preset, err = preset.Scaled(300); err != nil {
-		t.Fatal(err)
-	}
-	graphPath := filepath.Join(dir, "g.npz")
-	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := pubmedGraph(t, 300)
 	e, err := Parse([]byte(`
 name: expired
 fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 8, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0}
@@ -276,17 +264,7 @@ grid:
 func TestCertifyResumesFromSavedVotes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	preset, err := synth.LookupPreset("pubmed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if preset, err = preset.Scaled(300); err != nil {
-		t.Fatal(err)
-	}
-	graphPath := filepath.Join(dir, "g.npz")
-	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := pubmedGraph(t, 300)
 	e, err := Parse([]byte(`
 name: resume
 fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 3000, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rgnn/rgnn/data/synth"
 	"github.com/rgnn/rgnn/experiment/store"
 )
 
@@ -22,17 +21,7 @@ func TestResumeFromResultsFile(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	preset, err := synth.LookupPreset("pubmed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if preset, err = preset.Scaled(500); err != nil {
-		t.Fatal(err)
-	}
-	graphPath := filepath.Join(dir, "g.npz")
-	if _, err := synth.Generate(ctx, preset, 0, graphPath, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := pubmedGraph(t, 500)
 	e, err := Parse([]byte(`
 name: resume
 fixed: {dataset: ` + graphPath + `, max_epochs: 20, model: gcn, seed: 0, samples: 20, pre_samples: 4, p_del: 0.3,
