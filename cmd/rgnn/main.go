@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rgnn/rgnn/internal/memlimit"
 )
 
 // Exit codes: 0 success, 1 runtime failure (bad file, diverged training,
@@ -50,6 +52,7 @@ directory, and downloaded (checksum verified) when missing.`,
 }
 
 func main() {
+	memlimit.Set() // GOMEMLIMIT when the user sets none: 90% of the machine's memory
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "rgnn:", err)
