@@ -46,6 +46,10 @@ directory, and downloaded (checksum verified) when missing.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("data-dir", "", "dataset directory (default $RGNN_DATA_DIR, else the user cache dir)")
+	prof := &profiling{}
+	prof.flags(root)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
+	root.PersistentPostRunE = func(*cobra.Command, []string) error { return prof.stop() }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(subcommands()...)
 	return root
