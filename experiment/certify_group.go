@@ -123,6 +123,9 @@ func runCertify(ctx context.Context, env *Env, s task.Certify) (*Output, error) 
 		names := make([]string, len(members))
 		for i, m := range members {
 			specs[i], names[i] = m.spec, m.spec.Model.Label()
+			if m.spec.Model.Normalization != "" {
+				names[i] += "_" + m.spec.Model.Normalization // SM† beside SM at the same T
+			}
 		}
 		env.logf("  certify %s p+=%g p-=%g seed=%d: %d runs share the samples (%s)", s.Dataset, s.PAdd, s.PDel, s.Seed,
 			len(specs), strings.Join(names, ", "))
