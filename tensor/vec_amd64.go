@@ -47,6 +47,9 @@ func spmmRowSeqAVX2(out, x, vals *float32, idx *int32, nnz, n, w int, acc bool) 
 func prefetchRowsAsm(base *float32, stride int, idx *int32, n, lines int)
 
 //go:noescape
+func spmmRow32ChainsAVX2(out0, out1, x, vals *float32, idx *int32, nnz, n int)
+
+//go:noescape
 func gemm2x32AVX2(out, a, b *float32, k, n int, acc bool)
 
 //go:noescape
@@ -146,6 +149,10 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 		return false
 	}
 	if n == 0 || lo >= hi {
+		return true
+	}
+	if n%32 == 0 && longRows(a, x, lo, hi) {
+		spmmLongRows(dst, a, x, acc, lo, hi)
 		return true
 	}
 	w := n &^ 7 // the columns in registers when n is not a multiple of 32
@@ -366,3 +373,69 @@ func PrefetchRows(data []float32, stride, width int, idx []int32) {
 
 // prefetchMin is the size (floats, 8 MiB) from which PrefetchRows prefetches.
 const prefetchMin = 1 << 21
+
+// Rows of a whose entries reach more of x than the caches hold (the
+// transposed feature matrix in a first layer's backward: a few rows of n
+// entries each) are computed tile by tile over x (spmmLongRows). A row is
+// long from longRowEntries entries on average, x large from longRowsX
+// floats; a tile of x is longRowTile floats (a quarter of a 1 MiB L2).
+const (
+	longRowEntries = 4096
+	longRowsX      = 1 << 20
+	longRowTile    = 1 << 16
+)
+
+// longRows reports whether rows [lo, hi) of a are long (see longRowEntries).
+func longRows(a *CSR, x *Dense, lo, hi int) bool {
+	return len(x.Data) >= longRowsX && a.Indptr[hi]-a.Indptr[lo] >= longRowEntries*(hi-lo)
+}
+
+// spmmLongRows computes rows [lo, hi) of dst = a·x (+= when acc), x's width
+// a multiple of 32, with the operations of spmmRow32AVX2 in its order —
+// the same bits — but over one tile of x's rows at a time for all the rows,
+// so that a tile is read from memory once, not once per row and column
+// block. Between tiles each row keeps spmmRow32AVX2's two chains (its even
+// and its odd entries) apart: the even chain in dst's row, the odd one in a
+// scratch row; they are added at the end as spmmRow32AVX2 adds them.
+func spmmLongRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) {
+	n := x.Cols
+	rows := hi - lo
+	odd := make([]float32, rows*n)
+	next := make([]int, rows) // each row's next entry
+	for r := range rows {
+		next[r] = a.Indptr[lo+r]
+		if !acc {
+			clear(dst.Data[(lo+r)*n : (lo+r+1)*n])
+		}
+	}
+	tile := max(1, longRowTile/n) // rows of x per tile
+	for t0 := 0; t0 < x.Rows; t0 += tile {
+		end := int32(min(t0+tile, x.Rows))
+		for r := range rows {
+			i := lo + r
+			k0, k1 := next[r], a.Indptr[i+1]
+			k := k0
+			for k < k1 && a.Indices[k] < end {
+				k++
+			}
+			if k == k0 {
+				continue
+			}
+			for _, c := range a.Indices[k0:k] {
+				_ = x.Data[(int(c)+1)*n-1]
+			}
+			even, oddRow := &dst.Data[i*n], &odd[r*n]
+			if (k0-a.Indptr[i])%2 == 1 { // this piece starts at an odd entry
+				even, oddRow = oddRow, even
+			}
+			spmmRow32ChainsAVX2(even, oddRow, &x.Data[0], &a.Values[k0], &a.Indices[k0], k-k0, n)
+			next[r] = k
+		}
+	}
+	for r := range rows {
+		out, o := dst.Data[(lo+r)*n:(lo+r+1)*n], odd[r*n:(r+1)*n]
+		for c := range out {
+			out[c] += o[c]
+		}
+	}
+}

@@ -725,3 +725,91 @@ pfnext:
 
 pfdone:
 	RET
+
+// func spmmRow32ChainsAVX2(out0, out1, x, vals *float32, idx *int32, nnz, n int)
+//
+// spmmRow32AVX2's two accumulation chains, continued: per block of 32
+// columns, entries k even (from the first) go on from out0's values, odd
+// ones from out1's, a last unpaired entry to out0's; both chains are
+// stored back apart (not added). A row cut into pieces gives, piece after
+// piece (out0 and out1 swapped for a piece that starts at an odd entry),
+// the chains spmmRow32AVX2 adds at its end.
+TEXT ·spmmRow32ChainsAVX2(SB), NOSPLIT, $0-56
+	MOVQ out0+0(FP), DI
+	MOVQ out1+8(FP), R14
+	MOVQ x+16(FP), SI
+	MOVQ vals+24(FP), R8
+	MOVQ idx+32(FP), R9
+	MOVQ nnz+40(FP), R10
+	MOVQ n+48(FP), R11
+	XORQ R12, R12
+	MOVQ R10, BX
+	SUBQ $1, BX
+
+chj:
+	CMPQ    R12, R11
+	JGE     chdone
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS (R14), Y4
+	VMOVUPS 32(R14), Y5
+	VMOVUPS 64(R14), Y6
+	VMOVUPS 96(R14), Y7
+	XORQ    R13, R13
+
+chk:
+	CMPQ         R13, BX
+	JGE          chtail
+	VBROADCASTSS (R8)(R13*4), Y8
+	VBROADCASTSS 4(R8)(R13*4), Y9
+	MOVLQSX      (R9)(R13*4), AX
+	MOVLQSX      4(R9)(R13*4), DX
+	IMULQ        R11, AX
+	IMULQ        R11, DX
+	ADDQ         R12, AX
+	ADDQ         R12, DX
+	LEAQ         (SI)(AX*4), AX
+	LEAQ         (SI)(DX*4), DX
+	VFMADD231PS  (AX), Y8, Y0
+	VFMADD231PS  32(AX), Y8, Y1
+	VFMADD231PS  64(AX), Y8, Y2
+	VFMADD231PS  96(AX), Y8, Y3
+	VFMADD231PS  (DX), Y9, Y4
+	VFMADD231PS  32(DX), Y9, Y5
+	VFMADD231PS  64(DX), Y9, Y6
+	VFMADD231PS  96(DX), Y9, Y7
+	ADDQ         $2, R13
+	JMP          chk
+
+chtail:
+	CMPQ         R13, R10
+	JGE          chstore
+	VBROADCASTSS (R8)(R13*4), Y8
+	MOVLQSX      (R9)(R13*4), AX
+	IMULQ        R11, AX
+	ADDQ         R12, AX
+	LEAQ         (SI)(AX*4), AX
+	VFMADD231PS  (AX), Y8, Y0
+	VFMADD231PS  32(AX), Y8, Y1
+	VFMADD231PS  64(AX), Y8, Y2
+	VFMADD231PS  96(AX), Y8, Y3
+
+chstore:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, (R14)
+	VMOVUPS Y5, 32(R14)
+	VMOVUPS Y6, 64(R14)
+	VMOVUPS Y7, 96(R14)
+	ADDQ    $128, DI
+	ADDQ    $128, R14
+	ADDQ    $32, R12
+	JMP     chj
+
+chdone:
+	VZEROUPPER
+	RET
