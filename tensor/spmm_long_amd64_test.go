@@ -18,8 +18,8 @@ func TestSpMMLongRowsSameBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, c := range []struct {
 		rows, xRows, n int
-		density       float64
-		shuffle, acc  bool
+		density        float64
+		shuffle, acc   bool
 	}{
 		{5, 3001, 64, 1, false, false},
 		{7, 5003, 32, 0.5, false, true},
