@@ -433,6 +433,13 @@ func TestVotesResumeFromCheckpoints(t *testing.T) {
 			t.Errorf("workers %d: resumed after the last sample: %v", workers, err)
 		}
 	}
+	path := filepath.Join(t.TempDir(), "partial.npz")
+	if err := saved[2][1].Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := LoadPartial(path); err != nil || back.Done != 45 || !slices.Equal(back.Counts.Data, saved[2][1].Counts.Data) {
+		t.Errorf("partial votes round trip: %v", err)
+	}
 	bad := &Partial{Done: 30, Counts: saved[0][0].Counts} // 15 votes per node
 	o.Resume = []*Partial{bad, nil, nil}
 	if _, err := VotesMany(context.Background(), s, 5, o); err == nil || !strings.Contains(err.Error(), "has 15 votes, want 30") {

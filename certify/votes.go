@@ -70,6 +70,38 @@ type Partial struct {
 	Counts *Counts
 }
 
+// Save writes p atomically: int64 `votes` [n, C] (the layout of a vote
+// file's votes) and the scalar `done`.
+func (p *Partial) Save(path string) error {
+	if p.Counts == nil {
+		return fmt.Errorf("save partial votes %s: no counts", path)
+	}
+	return npz.WriteFile(path,
+		npz.I64("votes", []int{p.Counts.Nodes, p.Counts.Classes}, p.Counts.Data),
+		npz.I64("done", []int{}, []int64{int64(p.Done)}))
+}
+
+// LoadPartial reads partial votes written by Partial.Save (the counts'
+// shape checked as a vote file's; Validate checks them against a run).
+func LoadPartial(path string) (*Partial, error) {
+	a, err := npz.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := loadCounts(a, "votes")
+	if err != nil {
+		return nil, err
+	}
+	d, _, err := a.Int64("done")
+	if err != nil {
+		return nil, fmt.Errorf("load partial votes: %w", err)
+	}
+	if len(d) != 1 || d[0] < 0 || d[0] > math.MaxInt32 {
+		return nil, fmt.Errorf("load partial votes %s: done must be one count, got %v", path, d)
+	}
+	return &Partial{Done: int(d[0]), Counts: c}, nil
+}
+
 // Validate checks that p can resume votes over samples samples for n nodes
 // and c classes: its shape, and exactly Done votes for every node.
 func (p *Partial) Validate(n, c, samples int) error {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/rgnn/rgnn/certify"
-	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/task"
 )
 
@@ -65,7 +64,7 @@ func (c *voteCheckpoints) resume(n, classes, samples int) []*certify.Partial {
 	out := make([]*certify.Partial, len(c.paths))
 	found := 0
 	for i, path := range c.paths {
-		p, err := readPartial(path)
+		p, err := certify.LoadPartial(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -103,10 +102,7 @@ func (c *voteCheckpoints) save(parts []*certify.Partial) error {
 		return err
 	}
 	for i, p := range parts {
-		err := npz.WriteFile(c.paths[i],
-			npz.I64("votes", []int{p.Counts.Nodes, p.Counts.Classes}, p.Counts.Data),
-			npz.I64("done", []int{}, []int64{int64(p.Done)}))
-		if err != nil {
+		if err := p.Save(c.paths[i]); err != nil {
 			return err
 		}
 	}
@@ -132,23 +128,4 @@ func (c *voteCheckpoints) hooks(h task.Hooks, n, classes, samples int) task.Hook
 	h.Resume = c.resume(n, classes, samples)
 	h.Checkpoint, h.CheckpointEvery = c.save, checkpointEvery
 	return h
-}
-
-func readPartial(path string) (*certify.Partial, error) {
-	a, err := npz.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	v, shape, err := a.Int64("votes")
-	if err != nil {
-		return nil, err
-	}
-	d, _, err := a.Int64("done")
-	if err != nil {
-		return nil, err
-	}
-	if len(shape) != 2 || len(d) != 1 || d[0] < 0 || d[0] > 1<<31 {
-		return nil, fmt.Errorf("%s: votes of shape %v, done %v", path, shape, d)
-	}
-	return &certify.Partial{Done: int(d[0]), Counts: &certify.Counts{Nodes: shape[0], Classes: shape[1], Data: v}}, nil
 }
