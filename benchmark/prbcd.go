@@ -2,7 +2,6 @@ package benchmark
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/rgnn/rgnn/attack"
@@ -12,9 +11,10 @@ import (
 	"github.com/rgnn/rgnn/model"
 )
 
-// PRBCDSpec is a timed global PR-BCD attack on a trained GCN (the attack
-// rows of the scale benchmark): adaptive, so the gradient is the GCN's own
-// analytic one (engine.GCN), with the block of candidate pairs drawn by
+// PRBCDSpec is a timed global PR-BCD attack on a trained model (the attack
+// rows of the scale benchmark): adaptive, so the gradient is the model's
+// own (engine.New: the GCN's analytic one, the push engine through a Soft
+// Median GDC's top-k PPR), with the block of candidate pairs drawn by
 // linear index over the upper triangle and nothing of size n².
 type PRBCDSpec struct {
 	Epsilon float64 // budget round(ε·m) (default 0.1)
@@ -29,7 +29,7 @@ type PRBCDSpec struct {
 // PRBCDResult is the measurement of RunPRBCD.
 type PRBCDResult struct {
 	Budget, Flips, Added, Removed int
-	// CleanAccuracy and Accuracy are the GCN's test accuracy on the clean
+	// CleanAccuracy and Accuracy are the victim's test accuracy on the clean
 	// and on the perturbed graph.
 	CleanAccuracy, Accuracy float64
 	// EpochSeconds and EpochCPUSeconds are the mean wall and process CPU
@@ -41,11 +41,8 @@ type PRBCDResult struct {
 	Seconds, CPUSeconds float64
 }
 
-// RunPRBCD attacks gcn (a trained model "gcn") on p with PR-BCD.
-func RunPRBCD(ctx context.Context, p *data.Problem, gcn model.Model, s PRBCDSpec) (PRBCDResult, error) {
-	if gcn.Name() != "gcn" {
-		return PRBCDResult{}, fmt.Errorf("benchmark: PR-BCD rows attack a gcn, got %s", gcn.Name())
-	}
+// RunPRBCD attacks the trained victim on p with adaptive PR-BCD.
+func RunPRBCD(ctx context.Context, p *data.Problem, victim model.Model, s PRBCDSpec) (PRBCDResult, error) {
 	if s.Epsilon == 0 {
 		s.Epsilon = 0.1
 	}
@@ -56,7 +53,7 @@ func RunPRBCD(ctx context.Context, p *data.Problem, gcn model.Model, s PRBCDSpec
 	var cpus []time.Duration
 	cfg := protocol.Config{Attack: "prbcd", Epsilons: []float64{s.Epsilon}, Seed: s.Seed, Adaptive: true,
 		Options: attack.Options{Epochs: s.Epochs, BlockSize: s.Block, Samples: s.Samples},
-		Victims: []protocol.Victim{{Name: "gcn", Model: gcn}},
+		Victims: []protocol.Victim{{Name: victim.Name(), Model: victim}},
 		Progress: func(stage string, done, total int) {
 			c, _ := cputime.Process()
 			walls, cpus = append(walls, time.Now()), append(cpus, c)

@@ -32,6 +32,10 @@ const (
 	StagePPRGo    = "pprgo"    // PPRGo training epochs in mini-batches
 	StageSMPPRGo  = "sm_pprgo" // Soft Median PPRGo training epochs in mini-batches
 	StagePRBCD    = "prbcd"    // PR-BCD epochs (ε = 0.1, block 1e6) against the GCN of the gcn stage's epochs
+	// StagePRBCDSMGDC is adaptive PR-BCD epochs (ε = 0.1, block 1e6)
+	// against a Soft Median GDC (push GDC) trained for the stage's epochs,
+	// through the push engine (engine.GDCPush).
+	StagePRBCDSMGDC = "prbcd_sm_gdc"
 	// StageLocalPRBCD is local PR-BCD per target (ε = 0.5, a few test
 	// targets) against a PPRGo trained for the stage, through the local
 	// engine (engine.PPRGo) on the ppr stage's matrix.
@@ -93,7 +97,7 @@ type ScaleSpec struct {
 
 // ScaleStages lists every stage in the order they run.
 var ScaleStages = []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC,
-	StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
+	StagePRBCDSMGDC, StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
 
 // DefaultScaleSizes are the sizes of ScaleSpec.Defaults.
 var DefaultScaleSizes = []int{10_000, 100_000, 1_000_000, 2_449_029}
@@ -212,7 +216,8 @@ func (s ScaleSpec) Paths(n int) (npzPath, pprPath string) {
 // Jobs returns the stages of size n in order: generate (when the file is
 // not in Dir), convert (when its cache is not), load, ppr, then the
 // training stages (Soft Median GDC up to ScaleMaxSMGDC nodes) with PR-BCD
-// after the GCN (up to ScaleMaxPRBCD nodes), and local PR-BCD against a
+// after the GCN and after the Soft Median GDC (up to ScaleMaxPRBCD nodes),
+// and local PR-BCD against a
 // PPRGo last.
 func (s ScaleSpec) Jobs(n int) []ScaleJob {
 	file, ppr := s.Paths(n)
@@ -233,6 +238,9 @@ func (s ScaleSpec) Jobs(n int) []ScaleJob {
 	}
 	if n <= ScaleMaxSMGDC {
 		jobs = append(jobs, job(StageSMGDC))
+	}
+	if n <= ScaleMaxPRBCD && n <= ScaleMaxSMGDC {
+		jobs = append(jobs, job(StagePRBCDSMGDC))
 	}
 	jobs = append(jobs, job(StagePPRGo), job(StageSMPPRGo), job(StageLocalPRBCD))
 	if len(s.Stages) == 0 {
@@ -314,7 +322,7 @@ func RunScaleJob(ctx context.Context, job ScaleJob, reg *model.Registry, h Scale
 		err = scalePPR(job, &row, h)
 	case StageGCN, StageSMGDC, StagePPRGo, StageSMPPRGo:
 		err = scaleTrain(ctx, job, reg, &row, h)
-	case StagePRBCD:
+	case StagePRBCD, StagePRBCDSMGDC:
 		err = scalePRBCD(ctx, job, reg, &row, h)
 	case StageLocalPRBCD:
 		err = scaleLocalPRBCD(ctx, job, reg, &row, h)
@@ -509,10 +517,11 @@ func largestShare(labels []int32, nodes []int, classes int) float64 {
 	return float64(best) / float64(max(len(nodes), 1))
 }
 
-// scalePRBCD trains a GCN for the job's epochs, then runs as many epochs
-// (at least 2) of PR-BCD against it (ε = 0.1, block 1e6, one final
-// sample); the row reports the seconds per attack epoch after the first and
-// the GCN's test accuracy on the perturbed graph.
+// scalePRBCD trains the stage's victim (a GCN, or a Soft Median GDC with
+// the job's push GDC) for the job's epochs, then runs as many epochs (at
+// least 2) of PR-BCD against it (ε = 0.1, block 1e6, one final sample);
+// the row reports the seconds per attack epoch after the first and the
+// victim's test accuracy on the perturbed graph.
 func scalePRBCD(ctx context.Context, job ScaleJob, reg *model.Registry, row *ScaleRow, h ScaleHooks) error {
 	g, err := scaleLoad(ScaleJob{Stage: StageLoad, File: job.File}, &ScaleRow{})
 	if err != nil {
@@ -523,7 +532,11 @@ func scalePRBCD(ctx context.Context, job ScaleJob, reg *model.Registry, row *Sca
 	if err != nil {
 		return err
 	}
-	m, err := reg.New("gcn", g.Features.Cols, g.NumClasses, model.Options{Seed: job.Seed})
+	name := "gcn"
+	if job.Stage == StagePRBCDSMGDC {
+		name = "softmedian_gdc"
+	}
+	m, err := reg.New(name, g.Features.Cols, g.NumClasses, model.Options{K: job.K, PPREps: job.Eps, Seed: job.Seed})
 	if err != nil {
 		return err
 	}
@@ -532,7 +545,7 @@ func scalePRBCD(ctx context.Context, job ScaleJob, reg *model.Registry, row *Sca
 		return err
 	}
 	cfg := train.Config{Seed: job.Seed, MaxEpochs: job.Epochs, Patience: job.Epochs,
-		Progress: func(epoch int, _, _ float64) { h.progress("train gcn", epoch+1, job.Epochs) }}
+		Progress: func(epoch int, _, _ float64) { h.progress("train "+name, epoch+1, job.Epochs) }}
 	if _, err := train.Fit(ctx, m, pg, p, cfg); err != nil {
 		return err
 	}
@@ -545,6 +558,6 @@ func scalePRBCD(ctx context.Context, job ScaleJob, reg *model.Registry, row *Sca
 	row.Epochs, row.FirstEpochSeconds = epochs, res.FirstEpochSeconds
 	row.Seconds, row.CPUSeconds = res.EpochSeconds, res.EpochCPUSeconds
 	row.Accuracy, row.Chance = res.Accuracy, largestShare(p.Labels, p.Test, g.NumClasses)
-	row.Note = fmt.Sprintf("ε=0.1: %d flips, gcn %.3f → %.3f", res.Flips, res.CleanAccuracy, res.Accuracy)
+	row.Note = fmt.Sprintf("ε=0.1: %d flips, %s %.3f → %.3f", res.Flips, name, res.CleanAccuracy, res.Accuracy)
 	return nil
 }

@@ -61,11 +61,13 @@ func TestScaleJobs(t *testing.T) {
 		}
 		return out
 	}
-	all := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
+	all := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePRBCDSMGDC,
+		StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
 	if got := stages(1000); !reflect.DeepEqual(got, all) {
 		t.Errorf("1000 nodes: %v", got)
 	}
-	if got := stages(1_000_000); slicesContains(got, StageSMGDC) || slicesContains(got, StagePRBCD) {
+	if got := stages(1_000_000); slicesContains(got, StageSMGDC) || slicesContains(got, StagePRBCD) ||
+		slicesContains(got, StagePRBCDSMGDC) {
 		t.Errorf("1M nodes: %v", got)
 	}
 	file, _ := s.Paths(1000)
@@ -143,7 +145,8 @@ func TestRunScaleInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
+	want := []string{StageGenerate, StageConvert, StageLoad, StagePPR, StageGCN, StagePRBCD, StageSMGDC, StagePRBCDSMGDC,
+		StagePPRGo, StageSMPPRGo, StageLocalPRBCD}
 	if !reflect.DeepEqual(seen, want) {
 		t.Fatalf("stages %v, want %v", seen, want)
 	}
@@ -153,6 +156,9 @@ func TestRunScaleInProcess(t *testing.T) {
 		}
 		if r.Epochs > 0 {
 			t.Logf("%s: accuracy %.3f (chance %.3f)", r.Stage, r.Accuracy, r.Chance)
+		}
+		if r.Stage == StagePRBCDSMGDC && (r.Seconds <= 0 || !strings.Contains(r.Note, "softmedian_gdc")) {
+			t.Errorf("prbcd_sm_gdc row %+v", r)
 		}
 		if r.Stage == StageLocalPRBCD && (r.Seconds <= 0 || r.CPUSeconds <= 0 || !strings.Contains(r.Note, "5 test targets")) {
 			t.Errorf("local_prbcd row %+v", r)

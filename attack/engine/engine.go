@@ -12,7 +12,8 @@
 // preprocessing via the autograd tape (adaptive attacks): the candidate
 // pairs are part of the sparse structure with their relaxed weights. GDC
 // differentiates models with GDC preprocessing through the exact dense
-// diffusion. PPRGo is the local engine of the PPRGo models: a target's PPR
+// diffusion, GDCPush those with the push approximation through their
+// top-k PPR rows (any size). PPRGo is the local engine of the PPRGo models: a target's PPR
 // row updated in closed form (attack.LocalEngine). New picks the engine of
 // a model for global attacks, NewTargeted for targeted ones.
 package engine
@@ -36,7 +37,10 @@ func New(m model.Model, p *data.Problem, dense bool) (attack.Engine, error) {
 	if dense {
 		return nil, fmt.Errorf("attack: all-pairs gradients are only available for a gcn (got %s)", m.Name())
 	}
-	if _, ok := model.GDCParams(m); ok {
+	if cfg, ok := model.GDCParams(m); ok {
+		if cfg.Eps > 0 {
+			return NewGDCPush(m, p)
+		}
 		return NewGDC(m, p)
 	}
 	if _, ok := model.PPRGoParams(m); ok {

@@ -35,7 +35,9 @@ node, k = 64, eps = 1e-4, α = 0.15), and training epochs (--scale-epochs) of
 gcn (full batch), sm_gdc (Soft Median GDC, full batch, up to 200,000 nodes),
 pprgo and sm_pprgo (PPRGo and Soft Median PPRGo in mini-batches of
 --scale-batch-size training nodes, on the ppr stage's matrix), prbcd (global
-PR-BCD epochs against the GCN, up to 200,000 nodes) and local_prbcd (a PPRGo
+PR-BCD epochs against the GCN, up to 200,000 nodes), prbcd_sm_gdc (adaptive
+PR-BCD epochs against a Soft Median GDC trained for --scale-epochs, through its
+top-k push PPR, up to 200,000 nodes) and local_prbcd (a PPRGo
 trained for --scale-epochs, then local PR-BCD on 5 test targets of degree ≥ 2,
 budget round(0.5·degree), 500 + 100 epochs, block 10,000, through the local
 PPRGo engine; seconds per target). A row gives

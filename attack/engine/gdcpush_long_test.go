@@ -1,0 +1,81 @@
+//go:build long
+
+package engine_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/attack/engine"
+	"github.com/rgnn/rgnn/attack/internal/attacktest"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/data/synth"
+	"github.com/rgnn/rgnn/model"
+)
+
+// BenchmarkGDCPushArxiv is one adaptive PR-BCD step of the push engine at
+// arXiv's size (go test -tags long -run '^$' -bench GDCPushArxiv
+// -benchtime 3x ./attack/engine): the generated arxiv preset (169,343
+// nodes, 1.17M edges), an untrained Soft Median GDC (push GDC, k 64, eps
+// 1e-4), a block of 1e6 random pairs stored, half at PR-BCD's floor and
+// half at 0.01 (kept in the diffusion); Evaluate with gradients, then
+// PairGrad of the block.
+func BenchmarkGDCPushArxiv(b *testing.B) {
+	preset, err := synth.LookupPreset("arxiv")
+	if err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(b.TempDir(), "arxiv.npz")
+	if _, err := synth.Generate(context.Background(), preset, 0, file, synth.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	g, err := data.LoadFileCached(file, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := data.NewProblem(g, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := model.Default(attacktest.Aggregators).New("softmedian_gdc", p.Features.Cols, p.NumClasses,
+		model.Options{Seed: 0, K: 64, PPREps: 1e-4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := attacktest.RNG(1, 1)
+	n := p.Adj.Rows
+	seen := map[attack.Flip]bool{}
+	var block []attack.Flip
+	var q []float32
+	for len(block) < 1_000_000 {
+		u, v := rng.IntN(n), rng.IntN(n)
+		f := attack.Flip{U: int32(min(u, v)), V: int32(max(u, v))}
+		if _, ok := p.Adj.Find(u, v); ok || u == v || seen[f] {
+			continue
+		}
+		seen[f] = true
+		block = append(block, f)
+		q = append(q, []float32{1e-7, 0.01}[len(block)%2])
+	}
+	w, err := attack.Perturbed(p.Adj, block, q, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.NewGDCPush(m, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([]float32, len(block))
+	loss := attacktest.MustLoss(b, "tanh_margin")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := e.Evaluate(w, loss, p.Test, p.Labels, true); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.PairGrad(block, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
