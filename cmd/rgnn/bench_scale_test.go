@@ -41,7 +41,7 @@ func TestBenchScale(t *testing.T) {
 			t.Errorf("row %+v: epochs", r)
 		}
 	}
-	want := []string{"generate", "convert", "load", "ppr", "gcn", "prbcd", "sm_gdc", "pprgo", "sm_pprgo", "local_prbcd"}
+	want := []string{"generate", "convert", "load", "ppr", "gcn", "prbcd", "sm_gdc", "prbcd_sm_gdc", "pprgo", "sm_pprgo", "local_prbcd"}
 	if !reflect.DeepEqual(stages, want) {
 		t.Errorf("stages %v, want %v", stages, want)
 	}
