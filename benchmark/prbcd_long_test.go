@@ -127,7 +127,7 @@ func TestArxivPRBCDDeterminism(t *testing.T) {
 
 // The arXiv-sized adaptive PR-BCD row against a Soft Median GDC (go test
 // -tags long -run TestArxivPRBCDSoftMedianGDC -timeout 3h -v ./benchmark):
-// ε = 0.1, block 1e6, through the push engine (engine.GDCPush; push GDC
+// ε = 0.1, block 1e6, through the push engine (engine.PushPPR; push GDC
 // with k 64, eps 1e-4), the victim trained RGNN_ARXIV_TRAIN epochs
 // (default 100); RGNN_ARXIV_EPOCHS attack epochs (default 500, the last
 // fifth fine-tuning). Logs the epoch time (target ≤ 10 s), the whole

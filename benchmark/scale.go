@@ -34,7 +34,7 @@ const (
 	StagePRBCD    = "prbcd"    // PR-BCD epochs (ε = 0.1, block 1e6) against the GCN of the gcn stage's epochs
 	// StagePRBCDSMGDC is adaptive PR-BCD epochs (ε = 0.1, block 1e6)
 	// against a Soft Median GDC (push GDC) trained for the stage's epochs,
-	// through the push engine (engine.GDCPush).
+	// through the push engine (engine.PushPPR).
 	StagePRBCDSMGDC = "prbcd_sm_gdc"
 	// StageLocalPRBCD is local PR-BCD per target (ε = 0.5, a few test
 	// targets) against a PPRGo trained for the stage, through the local

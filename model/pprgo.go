@@ -61,9 +61,10 @@ func pprgoSpecs(f AggregatorFactory) []Spec {
 	}
 	return []Spec{
 		mk("pprgo", "", "PPRGo (MLP, then the PPR-weighted sum over the top-k PPR neighbours; --k, α=0.15)",
-			Spec{Label: "PPRGo", Order: 12, Uses: Uses{K: true}, MiniBatch: true}),
+			Spec{Label: "PPRGo", Order: 12, Uses: Uses{K: true}, MiniBatch: true, Differentiable: true}),
 		mk("softmedian_pprgo", "soft_median", "Soft Median PPRGo (MLP, then the Soft Median over the top-k PPR neighbours; --temperature, --k)",
-			Spec{Label: "Soft Median PPRGo", Order: 13, Uses: Uses{K: true, Temperature: true}, MiniBatch: true}),
+			Spec{Label: "Soft Median PPRGo", Order: 13, Uses: Uses{K: true, Temperature: true}, MiniBatch: true,
+				Differentiable: true}),
 	}
 }
 

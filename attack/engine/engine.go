@@ -12,8 +12,8 @@
 // preprocessing via the autograd tape (adaptive attacks): the candidate
 // pairs are part of the sparse structure with their relaxed weights. GDC
 // differentiates models with GDC preprocessing through the exact dense
-// diffusion, GDCPush those with the push approximation through their
-// top-k PPR rows (any size). PPRGo is the local engine of the PPRGo models: a target's PPR
+// diffusion, PushPPR those with the push approximation and the PPRGo
+// models through their top-k PPR rows (global attacks, any size). PPRGo is the local engine of the PPRGo models: a target's PPR
 // row updated in closed form (attack.LocalEngine). New picks the engine of
 // a model for global attacks, NewTargeted for targeted ones.
 package engine
@@ -39,13 +39,12 @@ func New(m model.Model, p *data.Problem, dense bool) (attack.Engine, error) {
 	}
 	if cfg, ok := model.GDCParams(m); ok {
 		if cfg.Eps > 0 {
-			return NewGDCPush(m, p)
+			return NewPushPPR(m, p)
 		}
 		return NewGDC(m, p)
 	}
 	if _, ok := model.PPRGoParams(m); ok {
-		return nil, fmt.Errorf("attack: %s has gradients only for local changes of one target's pairs "+
-			"(the PPRGo engine of targeted attacks: local_prbcd); global attacks cannot differentiate it", m.Name())
+		return NewPushPPR(m, p)
 	}
 	return NewTape(m, p)
 }

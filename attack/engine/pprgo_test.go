@@ -168,15 +168,17 @@ func TestPPRGoEngineGradFD(t *testing.T) {
 
 // Bad input is an error: another model, a target or label outside the
 // graph, a whole-graph gradient, mismatched lengths; New (global attacks)
-// refuses PPRGo with a pointer to the local attack.
+// gives PPRGo the push engine.
 func TestPPRGoEngineErrors(t *testing.T) {
 	p := attacktest.SmallProblem(t, 20, 5)
 	if _, err := engine.NewPPRGo(attacktest.RandomGCN(t, p, 1), p); err == nil || !strings.Contains(err.Error(), "PPRGo model") {
 		t.Errorf("gcn: %v", err)
 	}
 	m := trainedPPRGo(t, p, "pprgo")
-	if _, err := engine.New(m, p, false); err == nil || !strings.Contains(err.Error(), "local_prbcd") {
+	if e, err := engine.New(m, p, false); err != nil {
 		t.Errorf("New(pprgo): %v", err)
+	} else if _, ok := e.(*engine.PushPPR); !ok {
+		t.Errorf("New(pprgo) gave %T, want the push engine of global attacks", e)
 	}
 	e, err := engine.NewTargeted(m, p)
 	if err != nil {

@@ -74,6 +74,14 @@ func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss attack.
 	vals := tp.Leaf(wv)
 	norm := tp.GCNNormValues(ss, tp.Gather(vals, src, 1))
 	logits := m.Forward(tp, &model.Graph{S: ss, Vals: norm}, x, model.Mode{})
+	return finishEval(m, tp, logits, vals, w.Nnz(), loss, targets, labels, grad)
+}
+
+// finishEval computes the loss and accuracy of logits and, with grad, the
+// loss's gradient with respect to the leaf vals (nnz values), leaving the
+// model's parameter gradients zero.
+func finishEval(m model.Model, tp *autograd.Tape, logits, vals *autograd.Var, nnz int, loss attack.Loss, targets []int,
+	labels []int32, grad bool) (attack.Eval, []float32, error) {
 	if err := logits.Value.CheckFinite(m.Name() + " logits"); err != nil {
 		return attack.Eval{}, nil, err
 	}
@@ -87,11 +95,30 @@ func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss attack.
 	for _, q := range m.Params() {
 		q.ZeroGrad()
 	}
-	gw := make([]float32, w.Nnz())
+	gw := make([]float32, nnz)
 	if g := vals.Grad(); g != nil {
 		copy(gw, g.Data)
 	}
 	return ev, gw, nil
+}
+
+// evalOnMatrix is evalWeighted for models whose layers take the
+// preprocessed matrix s itself (PPRGo: the aggregation of the MLP's rows
+// over s): s's values are the tape leaf, and the gradient returned is the
+// loss's with respect to them.
+func evalOnMatrix(m model.Model, x *autograd.Sparse, s *tensor.CSR, loss attack.Loss, targets []int, labels []int32,
+	grad bool) (attack.Eval, []float32, error) {
+	var tp *autograd.Tape
+	if grad {
+		tp = autograd.NewTape()
+	} else {
+		tp = autograd.NoGrad()
+	}
+	sv := tensor.NewDense(s.Nnz(), 1)
+	copy(sv.Data, s.Values)
+	vals := tp.Leaf(sv)
+	logits := m.Forward(tp, &model.Graph{S: autograd.NewSparse(s), Vals: vals}, x, model.Mode{})
+	return finishEval(m, tp, logits, vals, s.Nnz(), loss, targets, labels, grad)
 }
 
 // PairGrad implements Engine: the sum of both directions' entry gradients.

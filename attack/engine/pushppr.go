@@ -15,14 +15,19 @@ import (
 	"github.com/rgnn/rgnn/tensor"
 )
 
-// GDCPush is the adaptive engine of the models whose GDC is the push
-// approximation (gdc, sm_gdc, softmedian_gdc, ... with a ppr eps > 0): the
-// GDC engine's gradient with nothing of size n², for graphs of any size.
+// PushPPR is the adaptive engine of the models on a top-k push PPR matrix,
+// for graphs of any size, with nothing of size n²: the GDC models whose
+// diffusion is the push approximation (gdc, sm_gdc, softmedian_gdc, ...
+// with a ppr eps > 0; the GDC engine's gradient) and the PPRGo models
+// (pprgo, softmedian_pprgo: global attacks, where the local engine PPRGo
+// serves targeted ones).
 //
 // Forward: the model's own preprocessing of the perturbed graph, the top-k
-// push PPR (graph.TopKPPRScaled: the same bits as graph.ApproxGDC), then
-// self loops, GCNNormValues and the layers on the tape. Backward: as in
-// GDC, ∂L/∂S = G on the top-k pattern and
+// push PPR P (graph.TopKPPRScaled: the same bits as graph.ApproxGDC and
+// graph.TopKPPR), its values a tape leaf, then for GDC models self loops,
+// GCNNormValues and the layers, for PPRGo models the aggregation of the
+// MLP's rows over P. Backward: as in GDC, ∂L/∂S = G on the top-k pattern
+// and
 //
 //	H = c·S·(G+Gᵀ)·S,  c = (1−α)/α,
 //
@@ -31,9 +36,9 @@ import (
 // row u, r_u = S̃_u·G is scattered into a dense vector (k rows of G, k
 // entries each) and B_uj = r_u·S̃_j is gathered for every stored entry
 // (u, j) of the perturbed graph and the diagonal; H then gives γ_u (see
-// GDC). The
-// error of the approximation is the PPR mass outside the top k of the two
-// rows; with k ≥ n (and a small push eps) it is the GDC engine's gradient.
+// GDC). The error of the approximation is the PPR mass outside the top k
+// of the two rows; with k ≥ n (and a small push eps) it is the exact
+// gradient (the GDC engine's for GDC models).
 //
 // Entries of weight at most 10·eps (PR-BCD's block pairs at its floor
 // weight 1e-7 and those that have not grown much yet: at arXiv's size
@@ -47,8 +52,9 @@ import (
 // nnz(w)·k) for H. PairGrad reads H of stored entries, so the candidate
 // pairs must be stored in the graph (AnyPair is false), as PR-BCD's and
 // GR-BCD's blocks are. Memory O(nnz(w) + n·k) plus an n-vector per worker.
-type GDCPush struct {
+type PushPPR struct {
 	m     model.Model
+	pprgo bool // the layers on P directly (PPRGo), else gcn_norm first (GDC)
 	x     *autograd.Sparse
 	alpha float64
 	eps   float64
@@ -62,25 +68,29 @@ type GDCPush struct {
 	ready bool
 }
 
-// NewGDCPush returns the adaptive engine for a model whose GDC
-// preprocessing is the push approximation (model.GDCParams with Eps > 0).
-func NewGDCPush(m model.Model, p *data.Problem) (*GDCPush, error) {
+// NewPushPPR returns the adaptive engine for a model whose GDC
+// preprocessing is the push approximation (model.GDCParams with Eps > 0)
+// or a PPRGo model (model.PPRGoParams).
+func NewPushPPR(m model.Model, p *data.Problem) (*PushPPR, error) {
+	if parts, ok := model.PPRGoParams(m); ok {
+		return &PushPPR{m: m, pprgo: true, x: p.X, alpha: parts.Alpha, eps: parts.Eps, k: parts.K, n: p.Adj.Rows}, nil
+	}
 	cfg, ok := model.GDCParams(m)
 	if !ok {
-		return nil, fmt.Errorf("attack: %s has no GDC preprocessing", m.Name())
+		return nil, fmt.Errorf("attack: %s has neither GDC preprocessing nor a PPRGo matrix", m.Name())
 	}
 	if !(cfg.Eps > 0) {
-		return nil, fmt.Errorf("attack: %s uses the exact diffusion; its adaptive engine is GDC, not GDCPush", m.Name())
+		return nil, fmt.Errorf("attack: %s uses the exact diffusion; its adaptive engine is GDC, not PushPPR", m.Name())
 	}
-	return &GDCPush{m: m, x: p.X, alpha: cfg.Alpha, eps: cfg.Eps, k: cfg.K, n: p.Adj.Rows}, nil
+	return &PushPPR{m: m, x: p.X, alpha: cfg.Alpha, eps: cfg.Eps, k: cfg.K, n: p.Adj.Rows}, nil
 }
 
 // AnyPair implements Engine: only pairs stored in the evaluated graph have
 // a gradient.
-func (e *GDCPush) AnyPair() bool { return false }
+func (e *PushPPR) AnyPair() bool { return false }
 
 // Evaluate implements Engine.
-func (e *GDCPush) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []int32, grad bool) (attack.Eval, error) {
+func (e *PushPPR) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, labels []int32, grad bool) (attack.Eval, error) {
 	if w.Rows != e.n || w.Cols != e.n {
 		return attack.Eval{}, fmt.Errorf("attack: graph %d×%d for a model of %d nodes", w.Rows, w.Cols, e.n)
 	}
@@ -97,7 +107,11 @@ func (e *GDCPush) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, label
 	if err != nil {
 		return attack.Eval{}, fmt.Errorf("attack: GDC of the perturbed graph: %w", err)
 	}
-	ev, gp, err := evalWeighted(e.m, e.x, pi, loss, targets, labels, grad)
+	eval := evalWeighted
+	if e.pprgo {
+		eval = evalOnMatrix
+	}
+	ev, gp, err := eval(e.m, e.x, pi, loss, targets, labels, grad)
 	if err != nil || !grad {
 		return ev, err
 	}
@@ -117,7 +131,7 @@ func mirrorEntries(w *tensor.CSR) ([]int, error) {
 
 // backward computes H on w's entries and γ from gp = ∂L/∂P (P = pi's
 // row-normalised values).
-func (e *GDCPush) backward(w *tensor.CSR, mirror []int, pi *tensor.CSR, sums []float64, gp []float32, k int) {
+func (e *PushPPR) backward(w *tensor.CSR, mirror []int, pi *tensor.CSR, sums []float64, gp []float32, k int) {
 	n := e.n
 	minW := e.minWeight()
 	deg := make([]float64, n)
@@ -243,7 +257,7 @@ const prefetchAhead = 4
 
 // minWeight is the weight at or below which an entry is left out of the
 // diffusion: 10·eps.
-func (e *GDCPush) minWeight() float32 { return float32(10 * e.eps) }
+func (e *PushPPR) minWeight() float32 { return float32(10 * e.eps) }
 
 // dropSmall returns w without its entries of weight at most floor (w itself
 // if it has none).
@@ -273,7 +287,7 @@ func dropSmall(w *tensor.CSR, floor float32) *tensor.CSR {
 
 // PairGrad implements Engine: ∂L/∂w_uv = H_uv·d̃_u^{-1/2}d̃_v^{-1/2} + γ_u
 // + γ_v.
-func (e *GDCPush) PairGrad(pairs []attack.Flip, out []float32) error {
+func (e *PushPPR) PairGrad(pairs []attack.Flip, out []float32) error {
 	if !e.ready {
 		return fmt.Errorf("attack: PairGrad before Evaluate with gradients")
 	}

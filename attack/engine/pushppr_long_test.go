@@ -15,14 +15,14 @@ import (
 	"github.com/rgnn/rgnn/model"
 )
 
-// BenchmarkGDCPushArxiv is one adaptive PR-BCD step of the push engine at
-// arXiv's size (go test -tags long -run '^$' -bench GDCPushArxiv
+// BenchmarkPushPPRArxiv is one adaptive PR-BCD step of the push engine at
+// arXiv's size (go test -tags long -run '^$' -bench PushPPRArxiv
 // -benchtime 3x ./attack/engine): the generated arxiv preset (169,343
 // nodes, 1.17M edges), an untrained Soft Median GDC (push GDC, k 64, eps
 // 1e-4), a block of 1e6 random pairs stored, half at PR-BCD's floor and
 // half at 0.01 (kept in the diffusion); Evaluate with gradients, then
 // PairGrad of the block.
-func BenchmarkGDCPushArxiv(b *testing.B) {
+func BenchmarkPushPPRArxiv(b *testing.B) {
 	preset, err := synth.LookupPreset("arxiv")
 	if err != nil {
 		b.Fatal(err)
@@ -63,7 +63,7 @@ func BenchmarkGDCPushArxiv(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := engine.NewGDCPush(m, p)
+	e, err := engine.NewPushPPR(m, p)
 	if err != nil {
 		b.Fatal(err)
 	}

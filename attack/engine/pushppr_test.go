@@ -83,7 +83,7 @@ func pairGrads(t *testing.T, e attack.Engine, w *tensor.CSR, p *data.Problem, pa
 // With k = n and a tiny push error nothing is truncated: the push engine's
 // loss and pair gradients are the dense GDC engine's (whose gradients are
 // checked by finite differences), for a GCN and a Soft Medoid on GDC.
-func TestGDCPushMatchesGDCEngine(t *testing.T) {
+func TestPushPPRMatchesGDCEngine(t *testing.T) {
 	const n = 30
 	p := attacktest.SmallProblem(t, n, 7)
 	w, pairs := pushTestGraph(p)
@@ -98,7 +98,7 @@ func TestGDCPushMatchesGDCEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := pe.(*engine.GDCPush); !ok {
+			if _, ok := pe.(*engine.PushPPR); !ok {
 				t.Fatalf("engine.New gave %T for a push-GDC %s", pe, name)
 			}
 			l0, g0 := pairGrads(t, de, w, p, pairs)
@@ -125,13 +125,13 @@ func TestGDCPushMatchesGDCEngine(t *testing.T) {
 // With k < n the engine's rows are truncated: its gradients approximate
 // the dense engine's, whose rows are not. On the small graph with k = 8 of
 // 30 they point the same way (cosine ≥ 0.9) and rank the block alike.
-func TestGDCPushTruncatedApproximates(t *testing.T) {
+func TestPushPPRTruncatedApproximates(t *testing.T) {
 	const n = 30
 	p := attacktest.SmallProblem(t, n, 7)
 	w, pairs := pushTestGraph(p)
 	exact, push := gdcModelPair(t, "sm_gdc", p, 8, 1e-9)
 	de, _ := engine.NewGDC(exact, p)
-	pe, _ := engine.NewGDCPush(push, p)
+	pe, _ := engine.NewPushPPR(push, p)
 	_, g0 := pairGrads(t, de, w, p, pairs)
 	_, g1 := pairGrads(t, pe, w, p, pairs)
 	var dot, n0, n1 float64
@@ -152,11 +152,11 @@ func TestGDCPushTruncatedApproximates(t *testing.T) {
 // weight change nothing but have gradients, it names pairs it cannot
 // differentiate and refuses an asymmetric graph, and adaptive PR-BCD runs
 // through it end to end.
-func TestGDCPushForwardDeterminismAndPRBCD(t *testing.T) {
+func TestPushPPRForwardDeterminismAndPRBCD(t *testing.T) {
 	const n = 40
 	p := attacktest.SmallProblem(t, n, 8)
 	_, m := gdcModelPair(t, "sm_gdc", p, 8, 1e-4)
-	eng, err := engine.NewGDCPush(m, p)
+	eng, err := engine.NewPushPPR(m, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestGDCPushForwardDeterminismAndPRBCD(t *testing.T) {
 	w, pairs := pushTestGraph(p)
 	grads := func(procs int) []float32 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		e, _ := engine.NewGDCPush(m, p)
+		e, _ := engine.NewPushPPR(m, p)
 		_, out := pairGrads(t, e, w, p, pairs)
 		return out
 	}
@@ -277,7 +277,7 @@ func coraBlock(p *data.Problem, nb int) (*tensor.CSR, []attack.Flip) {
 // On cora_ml (k = 64 of 2,810) the push engine's gradients of a block of
 // added pairs and of the edges point where the dense engine's do, and the
 // pairs an attack would flip first are largely the same.
-func TestGDCPushCoraApproximatesDense(t *testing.T) {
+func TestPushPPRCoraApproximatesDense(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -295,7 +295,7 @@ func TestGDCPushCoraApproximatesDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pe, err := engine.NewGDCPush(push, p)
+	pe, err := engine.NewPushPPR(push, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,14 +349,14 @@ func TestGDCPushCoraApproximatesDense(t *testing.T) {
 	}
 }
 
-// BenchmarkGDCPushCora is one adaptive step of the push engine against the
+// BenchmarkPushPPRCora is one adaptive step of the push engine against the
 // reference Soft Medoid GDC (T = 0.5) with push GDC (eps 1e-4) on cora_ml:
 // Evaluate with gradients on the graph with a block of 1e5 stored pairs,
 // then PairGrad of the block.
-func BenchmarkGDCPushCora(b *testing.B) {
+func BenchmarkPushPPRCora(b *testing.B) {
 	p, _, push := coraPushPair(b, 1e-4)
 	w, block := coraBlock(p, 100_000)
-	e, err := engine.NewGDCPush(push, p)
+	e, err := engine.NewPushPPR(push, p)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -369,5 +369,119 @@ func BenchmarkGDCPushCora(b *testing.B) {
 		if err := e.PairGrad(block, out); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// pprgoTestModel is a PPRGo model (k = kk, push eps) with random weights
+// large enough for informative gradients.
+func pprgoTestModel(t *testing.T, name string, p *data.Problem, kk int, eps float64) model.Model {
+	t.Helper()
+	m, err := model.Default(attacktest.Aggregators).New(name, p.Features.Cols, p.NumClasses,
+		model.Options{Seed: 3, Hidden: 6, Temperature: 0.5, K: kk, PPREps: eps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 2))
+	for _, q := range m.Params() {
+		for i := range q.Value.Data {
+			q.Value.Data[i] = float32(2 * rng.NormFloat64())
+		}
+	}
+	return m
+}
+
+// Finite differences of the push engine's pair gradients through the
+// PPRGo models (global attacks): k = n and a tiny push error, so nothing
+// is truncated and the gradient is exact; edges, relaxed block pairs.
+func TestPushPPRPPRGoFiniteDifferences(t *testing.T) {
+	const n = 30
+	p := attacktest.SmallProblem(t, n, 7)
+	w, pairs := pushTestGraph(p)
+	for _, name := range []string{"pprgo", "softmedian_pprgo"} {
+		t.Run(name, func(t *testing.T) {
+			m := pprgoTestModel(t, name, p, n, 1e-12)
+			e, err := engine.New(m, p, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := e.(*engine.PushPPR); !ok {
+				t.Fatalf("engine.New gave %T for %s", e, name)
+			}
+			_, g := pairGrads(t, e, w, p, pairs)
+			loss := attacktest.MustLoss(t, "ce")
+			val := func(f attack.Flip, d float32) float64 {
+				wd := w.Clone()
+				k1, _ := wd.Find(int(f.U), int(f.V))
+				k2, _ := wd.Find(int(f.V), int(f.U))
+				wd.Values[k1] += d
+				wd.Values[k2] += d
+				ev, err := e.Evaluate(wd, loss, p.Test, p.Labels, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ev.Loss
+			}
+			l0 := val(pairs[0], 0)
+			var maxG, worst float64
+			bad, checked := 0, 0
+			for i, f := range pairs {
+				const h = 1e-2
+				lp, lm := val(f, h), val(f, -h)
+				fd := (lp - lm) / (2 * h)
+				// The Soft Median's dimension-wise median jumps where a
+				// weight crosses half of a column's total: skip pairs whose
+				// one-sided differences disagree (not smooth at ±h).
+				if fp, fm := (lp-l0)/h, (l0-lm)/h; math.Abs(fp-fm) > 1e-3+0.1*max(math.Abs(fp), math.Abs(fm)) {
+					continue
+				}
+				checked++
+				maxG, worst = max(maxG, math.Abs(fd)), max(worst, math.Abs(fd-float64(g[i])))
+				if math.Abs(fd-float64(g[i])) > 1e-3+2e-2*math.Abs(fd) {
+					bad++
+					t.Logf("pair %v: gradient %v, finite difference %v", f, g[i], fd)
+				}
+			}
+			t.Logf("%d of %d pairs checked, max |∂L/∂w| %.3g, max |error| %.2g", checked, len(pairs), maxG, worst)
+			if maxG < 1e-2 || checked < 100 {
+				t.Fatalf("too weak a check: %d pairs, max gradient %v", checked, maxG)
+			}
+			if bad > 0 {
+				t.Fatalf("%d of %d pair gradients disagree with finite differences", bad, checked)
+			}
+		})
+	}
+}
+
+// Through the push engine a PPRGo model's forward is its own preprocessing
+// and forward, and adaptive PR-BCD against it runs end to end.
+func TestPushPPRPPRGoForwardAndPRBCD(t *testing.T) {
+	const n = 40
+	p := attacktest.SmallProblem(t, n, 8)
+	m := trainedPPRGo(t, p, "softmedian_pprgo")
+	e, err := engine.NewPushPPR(m, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := e.Evaluate(p.Adj, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Preprocess(p.Adj, p.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits := train.Predict(m, g, p.X)
+	gl := tensor.NewDense(logits.Rows, logits.Cols)
+	if l := attacktest.MustLoss(t, "ce")(logits, p.Test, p.Labels, gl); l != ev.Loss {
+		t.Fatalf("engine loss %v, model %v", ev.Loss, l)
+	}
+	r, err := protocol.Run(context.Background(), protocol.Config{Attack: "prbcd", Epsilons: []float64{0.2}, Seed: 1, Adaptive: true,
+		Options: attack.Options{Epochs: 10, BlockSize: 100}, Victims: []protocol.Victim{{Name: "softmedian_pprgo", Model: m}}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b0 := r.Budgets[0]
+	if r.Mode != "adaptive" || b0.NumFlips > b0.Budget || b0.NumFlips == 0 || b0.AttackedAccuracy != b0.Victims[0].Accuracy {
+		t.Fatalf("adaptive run: mode %s %+v", r.Mode, b0)
 	}
 }
