@@ -133,7 +133,17 @@ func TestArxivPRBCDDeterminism(t *testing.T) {
 // fifth fine-tuning). Logs the epoch time (target ≤ 10 s), the whole
 // attack's time, the peak RSS and the accuracy before and after.
 func TestArxivPRBCDSoftMedianGDC(t *testing.T) {
-	p, m := arxivVictim(t, "softmedian_gdc", model.Options{Seed: 0, K: 64, PPREps: 1e-4}, envInt(t, "RGNN_ARXIV_TRAIN", 100))
+	arxivAdaptive(t, "softmedian_gdc")
+}
+
+// TestArxivPRBCDPPRGo is TestArxivPRBCDSoftMedianGDC against a PPRGo (k 64,
+// eps 1e-4, trained full batch), through the same push engine.
+func TestArxivPRBCDPPRGo(t *testing.T) {
+	arxivAdaptive(t, "pprgo")
+}
+
+func arxivAdaptive(t *testing.T, name string) {
+	p, m := arxivVictim(t, name, model.Options{Seed: 0, K: 64, PPREps: 1e-4}, envInt(t, "RGNN_ARXIV_TRAIN", 100))
 	epochs := envInt(t, "RGNN_ARXIV_EPOCHS", 500)
 	start := time.Now()
 	res, err := RunPRBCD(context.Background(), p, m, PRBCDSpec{Epsilon: 0.1, Epochs: epochs, Progress: func(done, total int) {
@@ -145,8 +155,8 @@ func TestArxivPRBCDSoftMedianGDC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("PR-BCD ε=0.1: budget %d, %d flips (+%d −%d); Soft Median GDC accuracy %.4f → %.4f", res.Budget, res.Flips,
-		res.Added, res.Removed, res.CleanAccuracy, res.Accuracy)
+	t.Logf("PR-BCD ε=0.1: budget %d, %d flips (+%d −%d); %s accuracy %.4f → %.4f", res.Budget, res.Flips,
+		res.Added, res.Removed, name, res.CleanAccuracy, res.Accuracy)
 	t.Logf("epoch %.2f s (%.2f CPU s; first %.2f s); whole attack %.0f s (%.0f CPU s); peak RSS %s; GOMAXPROCS %d",
 		res.EpochSeconds, res.EpochCPUSeconds, res.FirstEpochSeconds, res.Seconds, res.CPUSeconds, formatBytes(peakRSS()),
 		runtime.GOMAXPROCS(0))
