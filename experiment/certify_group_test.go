@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -336,5 +337,42 @@ grid:
 	}
 	if fs, _ := filepath.Glob(filepath.Join(partial, "*.npz")); len(fs) != 0 {
 		t.Errorf("saved votes left behind: %v", fs)
+	}
+}
+
+// A checkpoint that cannot be written (here "partial" is a file, not a
+// folder) is logged, and the run samples on and stores its votes.
+func TestCertifyCheckpointWriteFailureIsNotFatal(t *testing.T) {
+	ctx := context.Background()
+	graphPath := pubmedGraph(t, 300)
+	e, err := Parse([]byte(`
+name: unwritable
+fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 600, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0, model: gcn}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := os.MkdirAll(st.ArtifactDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(st.ArtifactDir(), "partial"), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	env := &Env{Store: st, Kinds: DefaultKinds(), Log: &log, checkpointAfter: time.Nanosecond}
+	sum, err := Execute(ctx, env, e, RunOptions{Workers: 1, Progress: &log})
+	if err != nil || sum.Failed != 0 {
+		t.Fatalf("run: %v, %d failed\n%s", err, sum.Failed, log.String())
+	}
+	if rs, _ := st.Query(ctx, store.Filter{Kind: "certify"}); len(rs) != 1 {
+		t.Fatalf("%d certify results, want 1\n%s", len(rs), log.String())
+	}
+	if !strings.Contains(log.String(), "could not save the partial votes") {
+		t.Fatalf("the failed checkpoint is not in the log:\n%s", log.String())
 	}
 }

@@ -85,6 +85,9 @@ func (c *voteCheckpoints) resume(n, classes, samples int) []*certify.Partial {
 }
 
 // save writes every spec's partial votes, at most once per checkpointAfter.
+// A checkpoint is a convenience: a write that fails (a full disk, a
+// folder made read-only) is logged and the run samples on, trying again a
+// checkpointAfter later; only the votes of a stopped run are at stake.
 func (c *voteCheckpoints) save(parts []*certify.Partial) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -95,18 +98,17 @@ func (c *voteCheckpoints) save(parts []*certify.Partial) error {
 	if time.Since(c.last) < after {
 		return nil
 	}
+	c.last = time.Now()
 	if len(parts) != len(c.paths) {
 		return fmt.Errorf("%d partial votes for %d runs", len(parts), len(c.paths))
 	}
-	if err := os.MkdirAll(filepath.Dir(c.paths[0]), 0o755); err != nil {
-		return err
+	err := os.MkdirAll(filepath.Dir(c.paths[0]), 0o755)
+	for i := 0; err == nil && i < len(parts); i++ {
+		err = parts[i].Save(c.paths[i])
 	}
-	for i, p := range parts {
-		if err := p.Save(c.paths[i]); err != nil {
-			return err
-		}
+	if err != nil {
+		c.env.logf("  certify: could not save the partial votes (sampling goes on; a stop now loses them): %v", err)
 	}
-	c.last = time.Now()
 	return nil
 }
 
