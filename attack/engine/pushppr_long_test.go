@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/attack/engine"
 	"github.com/rgnn/rgnn/attack/internal/attacktest"
 	"github.com/rgnn/rgnn/data"
@@ -44,25 +43,7 @@ func BenchmarkPushPPRArxiv(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := attacktest.RNG(1, 1)
-	n := p.Adj.Rows
-	seen := map[attack.Flip]bool{}
-	var block []attack.Flip
-	var q []float32
-	for len(block) < 1_000_000 {
-		u, v := rng.IntN(n), rng.IntN(n)
-		f := attack.Flip{U: int32(min(u, v)), V: int32(max(u, v))}
-		if _, ok := p.Adj.Find(u, v); ok || u == v || seen[f] {
-			continue
-		}
-		seen[f] = true
-		block = append(block, f)
-		q = append(q, []float32{1e-7, 0.01}[len(block)%2])
-	}
-	w, err := attack.Perturbed(p.Adj, block, q, -1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	w, block := randomBlock(p, 1_000_000, func(i int) float32 { return []float32{0.01, 1e-7}[i%2] })
 	e, err := engine.NewPushPPR(m, p)
 	if err != nil {
 		b.Fatal(err)

@@ -160,22 +160,7 @@ func TestPushPPRForwardDeterminismAndPRBCD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := eng.Evaluate(p.Adj, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := m.Preprocess(p.Adj, p.Features)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logits := train.Predict(m, g, p.X)
-	gl := tensor.NewDense(logits.Rows, logits.Cols)
-	if l := attacktest.MustLoss(t, "ce")(logits, p.Test, p.Labels, gl); l != ev.Loss {
-		t.Fatalf("engine loss %v, model %v", ev.Loss, l)
-	}
-	if acc := train.Accuracy(logits, p.Labels, p.Test); acc != ev.Accuracy {
-		t.Fatalf("engine accuracy %v, model %v", ev.Accuracy, acc)
-	}
+	sameAsModel(t, eng, m, p)
 	w, pairs := pushTestGraph(p)
 	grads := func(procs int) []float32 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -253,10 +238,17 @@ func coraPushPair(t testing.TB, eps float64) (*data.Problem, model.Model, model.
 // coraBlock is cora_ml's graph with nb random absent pairs stored at weight
 // 1e-3 (a PR-BCD block early in the attack), and those pairs.
 func coraBlock(p *data.Problem, nb int) (*tensor.CSR, []attack.Flip) {
+	return randomBlock(p, nb, func(int) float32 { return 1e-3 })
+}
+
+// randomBlock is p's graph with nb random absent pairs stored, pair i at
+// weight(i), and those pairs.
+func randomBlock(p *data.Problem, nb int, weight func(i int) float32) (*tensor.CSR, []attack.Flip) {
 	rng := attacktest.RNG(1, 1)
 	n := p.Adj.Rows
 	seen := map[attack.Flip]bool{}
-	var block []attack.Flip
+	block := make([]attack.Flip, 0, nb)
+	q := make([]float32, 0, nb)
 	for len(block) < nb {
 		u, v := rng.IntN(n), rng.IntN(n)
 		f := attack.Flip{U: int32(min(u, v)), V: int32(max(u, v))}
@@ -264,14 +256,33 @@ func coraBlock(p *data.Problem, nb int) (*tensor.CSR, []attack.Flip) {
 			continue
 		}
 		seen[f] = true
+		q = append(q, weight(len(block)))
 		block = append(block, f)
-	}
-	q := make([]float32, nb)
-	for i := range q {
-		q[i] = 1e-3
 	}
 	w, _ := attack.Perturbed(p.Adj, block, q, -1)
 	return w, block
+}
+
+// sameAsModel checks that e's forward on the clean graph is m's own
+// preprocessing and forward: the same loss and accuracy, bit for bit.
+func sameAsModel(t *testing.T, e attack.Engine, m model.Model, p *data.Problem) {
+	t.Helper()
+	ev, err := e.Evaluate(p.Adj, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Preprocess(p.Adj, p.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits := train.Predict(m, g, p.X)
+	gl := tensor.NewDense(logits.Rows, logits.Cols)
+	if l := attacktest.MustLoss(t, "ce")(logits, p.Test, p.Labels, gl); l != ev.Loss {
+		t.Fatalf("engine loss %v, model %v", ev.Loss, l)
+	}
+	if acc := train.Accuracy(logits, p.Labels, p.Test); acc != ev.Accuracy {
+		t.Fatalf("engine accuracy %v, model %v", ev.Accuracy, acc)
+	}
 }
 
 // On cora_ml (k = 64 of 2,810) the push engine's gradients of a block of
@@ -462,19 +473,7 @@ func TestPushPPRPPRGoForwardAndPRBCD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := e.Evaluate(p.Adj, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := m.Preprocess(p.Adj, p.Features)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logits := train.Predict(m, g, p.X)
-	gl := tensor.NewDense(logits.Rows, logits.Cols)
-	if l := attacktest.MustLoss(t, "ce")(logits, p.Test, p.Labels, gl); l != ev.Loss {
-		t.Fatalf("engine loss %v, model %v", ev.Loss, l)
-	}
+	sameAsModel(t, e, m, p)
 	r, err := protocol.Run(context.Background(), protocol.Config{Attack: "prbcd", Epsilons: []float64{0.2}, Seed: 1, Adaptive: true,
 		Options: attack.Options{Epochs: 10, BlockSize: 100}, Victims: []protocol.Victim{{Name: "softmedian_pprgo", Model: m}}}, p)
 	if err != nil {

@@ -63,18 +63,21 @@ func evalWeighted(m model.Model, x *autograd.Sparse, w *tensor.CSR, loss attack.
 	grad bool) (attack.Eval, []float32, error) {
 	s, src := graph.AddRemainingSelfLoops(w, 1)
 	ss := autograd.NewSparse(s)
-	var tp *autograd.Tape
-	if grad {
-		tp = autograd.NewTape()
-	} else {
-		tp = autograd.NoGrad()
-	}
+	tp := newTape(grad)
 	wv := tensor.NewDense(w.Nnz(), 1)
 	copy(wv.Data, w.Values)
 	vals := tp.Leaf(wv)
 	norm := tp.GCNNormValues(ss, tp.Gather(vals, src, 1))
 	logits := m.Forward(tp, &model.Graph{S: ss, Vals: norm}, x, model.Mode{})
 	return finishEval(m, tp, logits, vals, w.Nnz(), loss, targets, labels, grad)
+}
+
+// newTape is a recording tape with grad, else one that records nothing.
+func newTape(grad bool) *autograd.Tape {
+	if grad {
+		return autograd.NewTape()
+	}
+	return autograd.NoGrad()
 }
 
 // finishEval computes the loss and accuracy of logits and, with grad, the
@@ -108,12 +111,7 @@ func finishEval(m model.Model, tp *autograd.Tape, logits, vals *autograd.Var, nn
 // loss's with respect to them.
 func evalOnMatrix(m model.Model, x *autograd.Sparse, s *tensor.CSR, loss attack.Loss, targets []int, labels []int32,
 	grad bool) (attack.Eval, []float32, error) {
-	var tp *autograd.Tape
-	if grad {
-		tp = autograd.NewTape()
-	} else {
-		tp = autograd.NoGrad()
-	}
+	tp := newTape(grad)
 	sv := tensor.NewDense(s.Nnz(), 1)
 	copy(sv.Data, s.Values)
 	vals := tp.Leaf(sv)
