@@ -47,9 +47,11 @@ undirected edges) and report the victims' clean and perturbed test accuracy, the
 Transfer (default): the perturbation is computed on a GCN surrogate trained on the clean graph with
 the same seed (64 hidden, dropout 0.5, lr 1e-2, weight decay 1e-3, patience 100), then applied to
 every victim. --adaptive attacks the first victim itself, differentiating through its own
-preprocessing and aggregation: models with plain gcn_norm (gcn, sm_gcn, ...) and with exact GDC
-(gdc, sm_gdc, ...: dense n×n diffusion per step, up to 20,000 nodes), not SVD/Jaccard;
-fgsm and pgd need all-pairs gradients, available for gcn only.
+preprocessing and aggregation: models with plain gcn_norm (gcn, sm_gcn, ...), with exact GDC
+(gdc, sm_gdc, ...: dense n×n diffusion per step, up to 20,000 nodes), with push GDC (--ppr-eps > 0:
+through the top-k PPR rows of the perturbed graph, any size) and the PPRGo models (pprgo,
+softmedian_pprgo: the same way), not SVD/Jaccard; fgsm and pgd need all-pairs gradients, available
+for gcn only.
 
 Victims are given by --victim (comma-separated model names) with --weights (comma-separated, same
 order, ours or the reference layout); a victim without weights is trained here first (the
