@@ -158,11 +158,15 @@ func runCertify(ctx context.Context, env *Env, s task.Certify) (*Output, error) 
 			c, out := members[i], outs[i]
 			r := store.Result{Key: c.entry.Key, Kind: "certify", Experiment: c.entry.Experiment, Params: c.entry.Params,
 				Metrics: out.Metrics, Artifacts: out.Artifacts, Started: start, Finished: finished, Seconds: share}
+			// Marked before it is stored: another worker of this process
+			// waiting for the run sees it done as soon as the Put commits,
+			// and must count it as run here, not by another process.
+			env.markShared(c.entry.Key, true)
 			if _, err := env.Store.Put(context.WithoutCancel(ctx), r); err != nil {
+				env.markShared(c.entry.Key, false)
 				env.releaseCompanions(ctx, members[i:])
 				return nil, fmt.Errorf("storing the certify run %s of the group: %w", c.entry.Key, err)
 			}
-			env.markShared(c.entry.Key)
 			env.logf("  ok   %s (samples shared)%s", Run{Kind: "certify", Key: c.entry.Key, Params: c.entry.Params}.Label(),
 				brief(out.Metrics))
 		}

@@ -39,14 +39,20 @@ type Env struct {
 }
 
 // markShared records that run key was executed and stored as part of
-// another run (a certify run that shared its samples).
-func (e *Env) markShared(key string) {
+// another run (a certify run that shared its samples, or a dependency such
+// as the training an eval run required); shared false takes the mark back
+// (its result could not be stored).
+func (e *Env) markShared(key string, shared bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.shared == nil {
 		e.shared = map[string]bool{}
 	}
-	e.shared[key] = true
+	if shared {
+		e.shared[key] = true
+	} else {
+		delete(e.shared, key)
+	}
 }
 
 // ranShared reports whether run key was executed here as part of another run.
@@ -274,7 +280,11 @@ func (e *Env) require(ctx context.Context, k *Kind, key string, kp store.Params)
 	}
 	f.res = store.Result{Key: key, Kind: k.Name, Experiment: e.experimentName(ctx), Params: kp, Metrics: out.Metrics,
 		Artifacts: out.Artifacts, Started: start, Finished: time.Now(), Seconds: secs}
+	// A worker of this process waiting for this run (it is in the grid
+	// too) sees it done as soon as the Put commits: it was run here.
+	e.markShared(key, true)
 	if _, err := e.Store.Put(ctx, f.res); err != nil {
+		e.markShared(key, false)
 		f.err = err
 	}
 	return f.res, f.err
