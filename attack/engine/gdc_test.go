@@ -16,7 +16,6 @@ import (
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/tensor"
-	"github.com/rgnn/rgnn/train"
 )
 
 // gdcTestModel is a randomly initialised GDC model (k = 8 < n) with weights
@@ -172,24 +171,7 @@ func TestGDCEngineForwardAndDeterminism(t *testing.T) {
 	if _, ok := eng.(*engine.GDC); !ok {
 		t.Fatalf("NewEngine gave %T for sm_gdc", eng)
 	}
-	for _, a := range []*tensor.CSR{p.Adj} {
-		ev, err := eng.Evaluate(a, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := m.Preprocess(a, p.Features)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logits := train.Predict(m, g, p.X)
-		gl := tensor.NewDense(logits.Rows, logits.Cols)
-		if l := attacktest.MustLoss(t, "ce")(logits, p.Test, p.Labels, gl); l != ev.Loss {
-			t.Fatalf("engine loss %v, model %v", ev.Loss, l)
-		}
-		if acc := train.Accuracy(logits, p.Labels, p.Test); acc != ev.Accuracy {
-			t.Fatalf("engine accuracy %v, model %v", ev.Accuracy, acc)
-		}
-	}
+	sameAsModel(t, eng, m, p)
 	pairs := attacktest.AllPairs(n)
 	grads := func(procs int) []float32 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
