@@ -95,9 +95,12 @@ func (e *PushPPR) Evaluate(w *tensor.CSR, loss attack.Loss, targets []int, label
 		return attack.Eval{}, fmt.Errorf("attack: graph %d×%d for a model of %d nodes", w.Rows, w.Cols, e.n)
 	}
 	e.ready = false
-	mirror, err := mirrorEntries(w)
-	if err != nil {
-		return attack.Eval{}, err
+	var mirror []int
+	if grad { // only the backward pairs the two directions of an entry
+		var err error
+		if mirror, err = mirrorEntries(w); err != nil {
+			return attack.Eval{}, err
+		}
 	}
 	k := e.k
 	if k < 1 || k > e.n {
@@ -293,13 +296,13 @@ func (e *PushPPR) PairGrad(pairs []attack.Flip, out []float32) error {
 	}
 	for i, f := range pairs {
 		u, v := int(f.U), int(f.V)
-		k1, ok1 := e.w.Find(u, v)
-		k2, ok2 := e.w.Find(v, u)
-		if !ok1 || !ok2 {
+		// w's pattern is symmetric (mirrorEntries) and H has the same bits
+		// in both directions: one of them suffices.
+		q, ok := e.w.Find(u, v)
+		if !ok {
 			return fmt.Errorf("attack: pair (%d, %d) is not stored in the graph (adaptive engines need it)", f.U, f.V)
 		}
-		_ = k2 // H is stored with the same bits in both directions
-		out[i] = float32(float64(e.h[k1])*e.isq[u]*e.isq[v] + e.gamma[u] + e.gamma[v])
+		out[i] = float32(float64(e.h[q])*e.isq[u]*e.isq[v] + e.gamma[u] + e.gamma[v])
 	}
 	return nil
 }
