@@ -18,7 +18,8 @@ type block struct {
 	// edges holds adj's edges by linear index (nil: look them up in adj);
 	// read-only, shared by clones.
 	edges *pairSet
-	lins  []int64 // drawRound's scratch
+	lins  []int64   // drawRound's scratch
+	vals  []float32 // resample's scratch
 }
 
 // newBlock returns an empty block of adj's pairs with room for size pairs;
@@ -48,7 +49,7 @@ func (b *block) has(lin int64) bool { return b.set.has(lin) }
 
 // fill draws random new pairs (weight eps) until the block holds size pairs
 // or the draws keep colliding.
-func (b *block) fill(rng interface{ Int64N(int64) int64 }, size int) {
+func (b *block) fill(rng *pairDraws, size int) {
 	np := numPairs(b.n)
 	size = int(min(int64(size), np))
 	for tries := 0; len(b.pairs) < size && tries < 20; tries++ {
@@ -61,15 +62,19 @@ func (b *block) fill(rng interface{ Int64N(int64) int64 }, size int) {
 //
 // The draws and the membership updates run in order; the pairs and signs
 // of the new entries are then filled in parallel (the same entries).
-func (b *block) drawRound(rng interface{ Int64N(int64) int64 }, np int64, want int) {
+func (b *block) drawRound(rng *pairDraws, np int64, want int) {
 	lins := b.lins[:0]
-	for i := 0; i < want; i++ {
-		lin := rng.Int64N(np)
-		if b.has(lin) {
-			continue
+	if b.set.bits != nil {
+		lins = b.drawBitmap(rng, np, want)
+	} else {
+		for range want {
+			lin := rng.Int64N(np)
+			if b.has(lin) {
+				continue
+			}
+			b.set.add(lin)
+			lins = append(lins, lin)
 		}
-		b.set.add(lin)
-		lins = append(lins, lin)
 	}
 	b.lins = lins
 	k0 := len(b.pairs)
@@ -98,12 +103,33 @@ func (b *block) drawRound(rng interface{ Int64N(int64) int64 }, np int64, want i
 	tensor.ParallelChunks(len(lins), 1024, fill)
 }
 
+// drawBitmap is drawRound's membership pass for a bitmap set: it draws
+// want pairs, sets their bits and returns those whose bit was clear, in
+// draw order (a pair drawn twice counts once, the first time). There is no
+// branch on membership (a fifth of a cora_ml block's draws hit it, at
+// random): every draw is written to the slot after the new ones and kept
+// if its bit was clear.
+func (b *block) drawBitmap(rng *pairDraws, np int64, want int) []int64 {
+	bm := b.set.bits
+	lins := slices.Grow(b.lins[:0], want+1)[:want+1]
+	k := 0
+	for range want {
+		lin := rng.Int64N(np)
+		w, m := &bm[lin>>6], uint64(1)<<(lin&63)
+		fresh := *w&m == 0
+		*w |= m
+		lins[k] = lin
+		k += b2i(fresh)
+	}
+	return lins[:k]
+}
+
 // draw adds size − len(pairs) random draws to the block, dropping those
 // already present (in the block or earlier in the same round), so the block
 // ends up somewhat smaller than size — the reference's torch.unique of
 // randint draws (e.g. ≈ 0.88M distinct pairs of 1e6 draws on cora_ml). A
 // new round is drawn only while the block holds at most budget pairs.
-func (b *block) draw(rng interface{ Int64N(int64) int64 }, size, budget int) {
+func (b *block) draw(rng *pairDraws, size, budget int) {
 	np := numPairs(b.n)
 	size = int(min(int64(size), np))
 	for tries := 0; tries < 20; tries++ {
@@ -114,19 +140,6 @@ func (b *block) draw(rng interface{ Int64N(int64) int64 }, size, budget int) {
 	}
 }
 
-// keep retains the entries with i in idx (in that order).
-func (b *block) keep(idx []int) {
-	b.set.removeAll(b.n, b.pairs)
-	pairs := make([]Flip, len(idx), cap(b.pairs))
-	p := make([]float32, len(idx), cap(b.p))
-	sign := make([]float32, len(idx), cap(b.sign))
-	for k, i := range idx {
-		pairs[k], p[k], sign[k] = b.pairs[i], b.p[i], b.sign[i]
-		b.set.add(pairToLinear(b.n, pairs[k]))
-	}
-	b.pairs, b.p, b.sign = pairs, p, sign
-}
-
 func (b *block) clone() *block {
 	return &block{n: b.n, adj: b.adj, pairs: slices.Clone(b.pairs), p: slices.Clone(b.p), sign: slices.Clone(b.sign),
 		set: b.set.clone(0), edges: b.edges}
@@ -134,40 +147,58 @@ func (b *block) clone() *block {
 
 // resample drops the low weights (all at the floor, but at most half of the
 // block) and draws new pairs at random (reference resample_random_block).
-func (b *block) resample(rng interface{ Int64N(int64) int64 }, size, budget int) {
-	var keepIdx []int
+// The kept entries stay in their order, compacted in place.
+func (b *block) resample(rng *pairDraws, size, budget int) {
+	above := 0
+	for _, v := range b.p {
+		above += b2i(v > pEps)
+	}
+	// Keep the entries above the floor; if that is more than half of the
+	// block, the largest half: values above the half-th largest, then ties
+	// at it in position order (O(block) selection, no sort).
+	th, ties := float32(pEps), 0
+	if half := len(b.p) - len(b.p)/2; above > half {
+		vals := b.vals[:0]
+		for _, v := range b.p {
+			if v > pEps {
+				vals = append(vals, v)
+			}
+		}
+		b.vals = vals
+		th = graph.KthLargest(vals, half)
+		n := 0
+		for _, v := range b.p {
+			n += b2i(v > th)
+		}
+		ties = half - n
+	}
+	// A hash set that holds exactly the block's pairs is cleared and
+	// refilled with the kept ones (reference order); otherwise the dropped
+	// pairs are removed one by one.
+	refill := b.set.bits == nil && len(b.pairs) == b.set.count
+	if refill {
+		b.set.removeAll(b.n, b.pairs)
+	}
+	k := 0
 	for i, v := range b.p {
-		if v > pEps {
-			keepIdx = append(keepIdx, i)
+		keep := v > th
+		if v == th && ties > 0 {
+			keep = true
+			ties--
 		}
+		f := b.pairs[i]
+		switch lin := pairToLinear(b.n, f); {
+		case b.set.bits != nil:
+			// No branch on keep (half of the entries go, at random).
+			b.set.bits[lin>>6] &^= uint64(b2i(!keep)) << (lin & 63)
+		case refill && keep:
+			b.set.add(lin)
+		case !refill && !keep:
+			b.set.remove(lin)
+		}
+		b.pairs[k], b.p[k], b.sign[k] = f, v, b.sign[i]
+		k += b2i(keep)
 	}
-	if half := len(b.p) - len(b.p)/2; len(keepIdx) > half {
-		// keep the largest half: values above the half-th largest, then ties
-		// at it in position order (O(block) selection, no sort)
-		vals := make([]float32, len(keepIdx))
-		for k, i := range keepIdx {
-			vals[k] = b.p[i]
-		}
-		th := graph.KthLargest(vals, half)
-		above := 0
-		for _, i := range keepIdx {
-			if b.p[i] > th {
-				above++
-			}
-		}
-		ties := half - above
-		k := 0
-		for _, i := range keepIdx {
-			if v := b.p[i]; v > th || (v == th && ties > 0) {
-				if v == th {
-					ties--
-				}
-				keepIdx[k] = i
-				k++
-			}
-		}
-		keepIdx = keepIdx[:k]
-	}
-	b.keep(keepIdx)
+	b.pairs, b.p, b.sign = b.pairs[:k], b.p[:k], b.sign[:k]
 	b.draw(rng, size, budget)
 }

@@ -10,7 +10,7 @@ import (
 // (stream 1 of seed), for the tests of package attack_test.
 func RandomBlock(adj *tensor.CSR, seed uint64, size int) []Flip {
 	b := newBlock(adj, size, bitmapMaxPairs)
-	b.fill(newRNG(seed, 1), size)
+	b.fill(newPairDraws(seed, 1), size)
 	return b.pairs
 }
 

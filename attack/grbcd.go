@@ -44,7 +44,7 @@ func (a *GRBCD) Perturb(ctx context.Context, env *Env, _ []Flip, budget int) ([]
 			steps = append(steps, 1)
 		}
 	}
-	rng := newRNG(env.Seed, 5)
+	rng := newPairDraws(env.Seed, 5)
 	floor := float32(-1)
 	if env.Engine.AnyPair() {
 		floor = 2 * pEps

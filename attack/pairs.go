@@ -2,8 +2,10 @@ package attack
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -37,6 +39,40 @@ func pairToLinear(n int, f Flip) int64 {
 // newRNG is the attacks' random source for a seed and a stream.
 func newRNG(seed uint64, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0xa77ac4^stream))
+}
+
+// pairDraws draws the linear indices of random pairs: the numbers of
+// newRNG(seed, stream).Int64N, with the generator's concrete type so that a
+// block's hundreds of thousands of draws per epoch make no interface calls.
+type pairDraws struct {
+	src *rand.PCG
+	r   *rand.Rand // over src: Int64N where its algorithm is not the one below
+}
+
+func newPairDraws(seed, stream uint64) *pairDraws {
+	src := rand.NewPCG(seed, 0xa77ac4^stream)
+	return &pairDraws{src: src, r: rand.New(src)}
+}
+
+// Int64N is math/rand/v2's (*Rand).Int64N over d's PCG (n > 0): on 64-bit
+// platforms Lemire's multiply-and-reject, as the standard library does it;
+// elsewhere the standard library's call.
+func (d *pairDraws) Int64N(n int64) int64 {
+	if strconv.IntSize != 64 || n <= 0 {
+		return d.r.Int64N(n)
+	}
+	un := uint64(n)
+	if un&(un-1) == 0 {
+		return int64(d.src.Uint64() & (un - 1))
+	}
+	hi, lo := bits.Mul64(d.src.Uint64(), un)
+	if lo < un {
+		thresh := -un % un
+		for lo < thresh {
+			hi, lo = bits.Mul64(d.src.Uint64(), un)
+		}
+	}
+	return int64(hi)
 }
 
 // Perturbed returns the weighted adjacency of adj with every pair's weight

@@ -94,7 +94,7 @@ func (a *PRBCD) search(ctx context.Context, env *Env, pg *pairGrader, budget int
 	size := int(min(int64(a.BlockSize), np))
 	lrFactor := a.LRFactor * math.Max(math.Log2(float64(np)/float64(size)), 1)
 	resampleEpochs := a.Epochs - a.FineTune
-	rng := newRNG(env.Seed, 1)
+	rng := newPairDraws(env.Seed, 1)
 	floor := float32(-1)
 	if env.Engine.AnyPair() {
 		floor = 2 * pEps
@@ -127,9 +127,12 @@ func (a *PRBCD) search(ctx context.Context, env *Env, pg *pairGrader, budget int
 			return nil, err
 		}
 		lr := float64(budget) / float64(n) / 2 * lrFactor / math.Sqrt(float64(max(0, t-resampleEpochs)+1))
-		for i, g := range grad {
-			b.p[i] = max(b.p[i]+float32(lr)*b.sign[i]*g, pEps)
-		}
+		step := float32(lr)
+		parallelRange(len(grad), func(lo, hi int) {
+			for i, g := range grad[lo:hi] {
+				b.p[lo+i] = max(b.p[lo+i]+step*b.sign[lo+i]*g, pEps)
+			}
+		})
 		ProjectBudget(b.p, float64(budget), pEps)
 		switch {
 		case t < resampleEpochs-1:

@@ -2,7 +2,9 @@ package attack
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // pairGrader asks an engine for the gradients of a set of pairs: one
@@ -11,12 +13,14 @@ import (
 // entries row by row (the all-pairs product has better locality than
 // random per-pair dot products). Memory stays O(n + set).
 type pairGrader struct {
-	e     Engine
-	de    DenseEngine
-	n     int
-	all   int64
-	start []int
-	order []int32
+	e      Engine
+	de     DenseEngine
+	n      int
+	all    int64
+	start  []int
+	order  []int32
+	cols   []int32 // byRow: the column of each sorted pair
+	counts []int   // byRow: per chunk and row, the count, then the next slot
 	// sorted, sortedOut: the pairs in row order and their gradients
 	// (sortedPairGrad)
 	sorted    []Flip
@@ -37,9 +41,10 @@ func (pg *pairGrader) grad(pairs []Flip, out []float32) error {
 		return pg.sortedPairGrad(pairs, out)
 	}
 	order, start := pg.byRow(pairs)
+	cols := pg.cols
 	pg.de.ScanPairs(func(u int, s []float32) {
-		for _, i := range order[start[u]:start[u+1]] {
-			out[i] = s[int(pairs[i].V)-u-1]
+		for k := start[u]; k < start[u+1]; k++ {
+			out[order[k]] = s[int(cols[k])-u-1]
 		}
 	})
 	return nil
@@ -74,30 +79,76 @@ func (pg *pairGrader) sortedPairGrad(pairs []Flip, out []float32) error {
 }
 
 // byRow returns the indices of pairs sorted by row (stably: a counting
-// sort) and the start of every row's run in them.
+// sort) and the start of every row's run in them; pg.cols[k] is the column
+// of pairs[order[k]]. Above byRowParallelMin pairs the sort runs on every
+// worker: each counts and places the pairs of its chunk, after the rows'
+// counts of the chunks before it (the same order as one pass).
 func (pg *pairGrader) byRow(pairs []Flip) (order []int32, start []int) {
-	if cap(pg.start) < pg.n+1 {
-		pg.start = make([]int, pg.n+1)
-	}
-	start = pg.start[:pg.n+1]
-	clear(start)
-	for _, f := range pairs {
-		start[f.U+1]++
-	}
-	for u := 0; u < pg.n; u++ {
-		start[u+1] += start[u]
-	}
+	n := pg.n
 	if cap(pg.order) < len(pairs) {
-		pg.order = make([]int32, len(pairs))
+		pg.order, pg.cols = make([]int32, len(pairs)), make([]int32, len(pairs))
 	}
-	order = pg.order[:len(pairs)]
-	fill := append([]int(nil), start[:pg.n]...)
-	for i, f := range pairs {
-		order[fill[f.U]] = int32(i)
-		fill[f.U]++
+	order, cols := pg.order[:len(pairs)], pg.cols[:len(pairs)]
+	pg.cols = cols
+	chunks := 1
+	if len(pairs) >= byRowParallelMin {
+		chunks = runtime.GOMAXPROCS(0)
 	}
+	if len(pg.counts) < chunks*n {
+		pg.counts = make([]int, chunks*n)
+	}
+	if cap(pg.start) < n+1 {
+		pg.start = make([]int, n+1)
+	}
+	start = pg.start[:n+1]
+	size := (len(pairs) + chunks - 1) / chunks
+	span := func(c int) []Flip { return pairs[min(c*size, len(pairs)):min((c+1)*size, len(pairs))] }
+	each := func(fn func(c int)) {
+		if chunks == 1 {
+			fn(0)
+			return
+		}
+		var wg sync.WaitGroup
+		for c := range chunks {
+			wg.Go(func() { fn(c) })
+		}
+		wg.Wait()
+	}
+	each(func(c int) {
+		cnt := pg.counts[c*n : (c+1)*n]
+		clear(cnt)
+		for _, f := range span(c) {
+			cnt[f.U]++
+		}
+	})
+	// Row u's run starts after the rows before it; within it, chunk c's
+	// pairs after those of the chunks before c. counts becomes each chunk's
+	// next slot per row.
+	pos := 0
+	for u := range n {
+		start[u] = pos
+		for c := range chunks {
+			k := pg.counts[c*n+u]
+			pg.counts[c*n+u] = pos
+			pos += k
+		}
+	}
+	start[n] = pos
+	each(func(c int) {
+		next := pg.counts[c*n : (c+1)*n]
+		base := min(c*size, len(pairs))
+		for j, f := range span(c) {
+			k := next[f.U]
+			order[k], cols[k] = int32(base+j), f.V
+			next[f.U] = k + 1
+		}
+	})
 	return order, start
 }
+
+// byRowParallelMin is the smallest set of pairs that byRow sorts on every
+// worker.
+const byRowParallelMin = 1 << 17
 
 // sampleFinal turns relaxed weights into at most budget flips: first the
 // top-budget weights (if topFirst), then up to samples Bernoulli(p) draws with at most
