@@ -42,12 +42,29 @@ func (pg *pairGrader) grad(pairs []Flip, out []float32) error {
 	}
 	order, start := pg.byRow(pairs)
 	cols := pg.cols
+	if raw, ok := pg.de.(rawScanner); ok {
+		// The per-node terms for the set's entries only (the same bits).
+		raw.ScanPairsRaw(func(u int, s []float32, gu float32, gamma []float32) {
+			for k := start[u]; k < start[u+1]; k++ {
+				c := cols[k]
+				out[order[k]] = s[int(c)-u-1] + (gu + gamma[c])
+			}
+		})
+		return nil
+	}
 	pg.de.ScanPairs(func(u int, s []float32) {
 		for k := start[u]; k < start[u+1]; k++ {
 			out[order[k]] = s[int(cols[k])-u-1]
 		}
 	})
 	return nil
+}
+
+// rawScanner is a DenseEngine that streams its all-pairs rows without the
+// per-node terms (engine.GCN): the gradient of (u, v) is s[v−u−1] +
+// (γ_u + γ_v), with ScanPairs' bits.
+type rawScanner interface {
+	ScanPairsRaw(fn func(u int, s []float32, gu float32, gamma []float32))
 }
 
 // sortedPairGradMin is the smallest set of pairs whose gradients are asked

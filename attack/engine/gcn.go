@@ -310,6 +310,20 @@ func (e *GCN) PairGrad(pairs []attack.Flip, out []float32) error {
 // blocks are handed out dynamically; every value is computed by the same
 // tile whatever the schedule, so results do not depend on GOMAXPROCS.
 func (e *GCN) ScanPairs(fn func(u int, s []float32)) {
+	e.ScanPairsRaw(func(u int, s []float32, gu float32, gamma []float32) {
+		for j := range s {
+			s[j] += gu + gamma[u+1+j]
+		}
+		fn(u, s)
+	})
+}
+
+// ScanPairsRaw is ScanPairs without the per-node terms: fn gets row u's
+// s[j] = (K·Lᵀ)[u, u+1+j], γ_u and γ, and the gradient of the pair (u, v)
+// is s[v−u−1] + (γ_u + γ_v) — the same float32 operations as ScanPairs', so
+// a caller that needs a few entries of a row adds the terms to those only
+// and gets ScanPairs' bits.
+func (e *GCN) ScanPairsRaw(fn func(u int, s []float32, gu float32, gamma []float32)) {
 	n, r2 := e.n, e.r2
 	kmat := e.kmat
 	panels := packPanels(e.lmat, n, r2)
@@ -341,12 +355,7 @@ func (e *GCN) ScanPairs(fn func(u int, s []float32)) {
 				}
 				for i := 0; i < rows; i++ {
 					u := u0 + i
-					s := buf[i*n+u+1 : (i+1)*n]
-					gu := e.gamma[u]
-					for j := range s {
-						s[j] += gu + e.gamma[u+1+j]
-					}
-					fn(u, s)
+					fn(u, buf[i*n+u+1:(i+1)*n], e.gamma[u], e.gamma)
 				}
 			}
 		}()

@@ -75,6 +75,13 @@ func TestGCNEnginePairGradFD(t *testing.T) {
 		e.ScanPairs(func(u int, s []float32) {
 			copy(scan[u*(2*10-u-1)/2:], s) // the row-major index of (u, u+1)
 		})
+		e.ScanPairsRaw(func(u int, s []float32, gu float32, gamma []float32) {
+			for j, x := range s { // ScanPairs' bits with the terms added by the caller
+				if got, want := x+(gu+gamma[u+1+j]), scan[u*(2*10-u-1)/2+j]; got != want {
+					t.Errorf("%s pair (%d, %d): ScanPairsRaw gives %v, ScanPairs %v", mode, u, u+1+j, got, want)
+				}
+			}
+		})
 		for i, f := range all {
 			if d := math.Abs(float64(scan[i] - g[i])); d > 1e-5+1e-4*math.Abs(float64(g[i])) {
 				t.Fatalf("%s pair %v: ScanPairs %v, PairGrad %v", mode, f, scan[i], g[i])
