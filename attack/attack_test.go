@@ -25,6 +25,19 @@ func TestLinearPairIndex(t *testing.T) {
 			}
 		}
 	}
+	// The first and the last pair of every row of cora_ml-, arXiv- and
+	// Products-sized graphs (where the floating-point estimate of the row
+	// is only a starting point).
+	for _, n := range []int{2810, 169_343, 2_449_029} {
+		for u := 0; u < n-1; u += 1 + u/1000 {
+			for _, v := range []int{u + 1, n - 1} {
+				f := Flip{int32(u), int32(v)}
+				if got := linearToPair(n, pairToLinear(n, f)); got != f {
+					t.Fatalf("n=%d: linearToPair(pairToLinear(%v)) = %v", n, f, got)
+				}
+			}
+		}
+	}
 }
 
 func TestBudget(t *testing.T) {

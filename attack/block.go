@@ -2,6 +2,7 @@ package attack
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
@@ -19,7 +20,8 @@ type block struct {
 	// read-only, shared by clones.
 	edges *pairSet
 	lins  []int64   // drawRound's scratch
-	vals  []float32 // resample's scratch
+	vals  []float32 // resample's scratch: the weights above the floor
+	drop  []uint32  // resample's scratch: the dropped pairs (bitmap sets)
 }
 
 // newBlock returns an empty block of adj's pairs with room for size pairs;
@@ -103,6 +105,51 @@ func (b *block) drawRound(rng *pairDraws, np int64, want int) {
 	tensor.ParallelChunks(len(lins), 1024, fill)
 }
 
+// resampleGrain is the chunk of a resampling's parallel compaction.
+const resampleGrain = 1 << 16
+
+// keepAbove is resample's compaction for a bitmap set without ties to
+// break: the entries above th stay, in order. Chunks of the block compact
+// in parallel (each into its own start, its dropped pairs listed without a
+// branch and their bits cleared atomically — clearing commutes), then the
+// chunks are moved together.
+func (b *block) keepAbove(th float32) {
+	n := len(b.p)
+	chunks := (n + resampleGrain - 1) / resampleGrain
+	if cap(b.drop) < n {
+		b.drop = make([]uint32, n)
+	}
+	drop, bm := b.drop[:n], b.set.bits
+	kept := make([]int, chunks)
+	tensor.ParallelChunks(chunks, 1, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			lo, hi := c*resampleGrain, min((c+1)*resampleGrain, n)
+			d, nd, k := drop[lo:hi], 0, lo
+			for i := lo; i < hi; i++ {
+				v, f := b.p[i], b.pairs[i]
+				keep := v > th
+				d[nd] = uint32(pairToLinear(b.n, f)) // a bitmap set has < 2³² pairs
+				nd += b2i(!keep)
+				b.pairs[k], b.p[k], b.sign[k] = f, v, b.sign[i]
+				k += b2i(keep)
+			}
+			for _, lin := range d[:nd] {
+				atomic.AndUint64(&bm[lin>>6], ^(uint64(1) << (lin & 63)))
+			}
+			kept[c] = k - lo
+		}
+	})
+	k := kept[0]
+	for c := 1; c < chunks; c++ {
+		lo := c * resampleGrain
+		copy(b.pairs[k:], b.pairs[lo:lo+kept[c]])
+		copy(b.p[k:], b.p[lo:lo+kept[c]])
+		copy(b.sign[k:], b.sign[lo:lo+kept[c]])
+		k += kept[c]
+	}
+	b.pairs, b.p, b.sign = b.pairs[:k], b.p[:k], b.sign[:k]
+}
+
 // drawBitmap is drawRound's membership pass for a bitmap set: it draws
 // want pairs, sets their bits and returns those whose bit was clear, in
 // draw order (a pair drawn twice counts once, the first time). There is no
@@ -178,6 +225,11 @@ func (b *block) resample(rng *pairDraws, size, budget int) {
 	refill := b.set.bits == nil && len(b.pairs) == b.set.count
 	if refill {
 		b.set.removeAll(b.n, b.pairs)
+	}
+	if b.set.bits != nil && ties == 0 && len(b.p) >= 2*resampleGrain {
+		b.keepAbove(th)
+		b.draw(rng, size, budget)
+		return
 	}
 	k := 0
 	for i, v := range b.p {

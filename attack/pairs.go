@@ -18,7 +18,9 @@ func numPairs(n int) int64 { return int64(n) * int64(n-1) / 2 }
 func linearToPair(n int, lin int64) Flip {
 	nn := int64(n)
 	// row u has n−1−u entries; offset(u) = u·n − u(u+1)/2 − u... solve for u.
-	u := nn - 2 - int64(math.Floor(math.Sqrt(float64(-8*lin+4*nn*(nn-1)-7))/2-0.5))
+	// (truncated, not floored: off by one at most where the estimate is
+	// below 0, and the integer fix-ups below land on the exact row anyway)
+	u := nn - 2 - int64(math.Sqrt(float64(-8*lin+4*nn*(nn-1)-7))/2-0.5)
 	off := func(u int64) int64 { return u * (2*nn - u - 1) / 2 }
 	for u > 0 && off(u) > lin {
 		u--
