@@ -4,8 +4,10 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -96,40 +98,74 @@ func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor flo
 		c int32
 		v float32
 	}
-	// the pairs' entries by row, in pair order within a row
-	start := make([]int, n+1)
+	// the pairs' entries by row, in pair order within a row: a counting
+	// sort, on every worker above pairsParallelMin pairs (each chunk of
+	// pairs counted and placed after the chunks before it: the same order)
+	chunks := 1
+	if len(pairs) >= pairsParallelMin {
+		chunks = runtime.GOMAXPROCS(0)
+	}
+	size := (len(pairs) + chunks - 1) / chunks
+	span := func(c int) (int, int) { return min(c*size, len(pairs)), min((c+1)*size, len(pairs)) }
+	each := func(fn func(c int)) {
+		if chunks == 1 {
+			fn(0)
+			return
+		}
+		var wg sync.WaitGroup
+		for c := range chunks {
+			wg.Go(func() { fn(c) })
+		}
+		wg.Wait()
+	}
 	keep := make([]bool, len(pairs))
 	vals := make([]float32, len(pairs))
-	for i, f := range pairs {
-		d := p[i]
-		isEdge := false
-		if sign != nil {
-			isEdge = sign[i] < 0
-		} else {
-			isEdge = hasEdge(adj, int(f.U), int(f.V))
+	counts := make([]int, chunks*n)
+	each(func(c int) {
+		cnt := counts[c*n : (c+1)*n]
+		lo, hi := span(c)
+		for i := lo; i < hi; i++ {
+			f, d := pairs[i], p[i]
+			isEdge := false
+			if sign != nil {
+				isEdge = sign[i] < 0
+			} else {
+				isEdge = hasEdge(adj, int(f.U), int(f.V))
+			}
+			if isEdge {
+				d = -d
+			} else if d <= floor {
+				continue
+			}
+			keep[i], vals[i] = true, d
+			cnt[f.U]++
+			cnt[f.V]++
 		}
-		if isEdge {
-			d = -d
-		} else if d <= floor {
-			continue
-		}
-		keep[i], vals[i] = true, d
-		start[f.U+1]++
-		start[f.V+1]++
-	}
-	for i := 0; i < n; i++ {
-		start[i+1] += start[i]
-	}
-	ents := make([]cv, start[n])
-	fill := append([]int(nil), start[:n]...)
-	for i, f := range pairs {
-		if keep[i] {
-			ents[fill[f.U]] = cv{f.V, vals[i]}
-			fill[f.U]++
-			ents[fill[f.V]] = cv{f.U, vals[i]}
-			fill[f.V]++
+	})
+	start := make([]int, n+1)
+	pos := 0
+	for r := range n {
+		start[r] = pos
+		for c := range chunks {
+			k := counts[c*n+r]
+			counts[c*n+r] = pos // chunk c's next slot in row r
+			pos += k
 		}
 	}
+	start[n] = pos
+	ents := make([]cv, pos)
+	each(func(c int) {
+		next := counts[c*n : (c+1)*n]
+		lo, hi := span(c)
+		for i := lo; i < hi; i++ {
+			if f := pairs[i]; keep[i] {
+				ents[next[f.U]] = cv{f.V, vals[i]}
+				next[f.U]++
+				ents[next[f.V]] = cv{f.U, vals[i]}
+				next[f.V]++
+			}
+		}
+	})
 	// sort every row's entries by column (stably: repeated pairs add up in
 	// pair order) and count the merged row lengths
 	indptr := make([]int, n+1)
@@ -195,6 +231,10 @@ func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor flo
 	})
 	return out, nil
 }
+
+// pairsParallelMin is the fewest pairs whose perturbed graph is sorted into
+// rows on every worker.
+const pairsParallelMin = 1 << 17
 
 // edgeSign returns +1 for non-edges and −1 for edges: ∂w/∂p of a pair.
 func edgeSign(adj *tensor.CSR, f Flip) float32 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -78,9 +79,17 @@ func TestBlockAttacksHashSetSameFlips(t *testing.T) {
 // (rowsToCSR), with edges, floors, weights that cancel and repeated pairs.
 func TestPerturbedMatchesRowSort(t *testing.T) {
 	p := attacktest.SmallProblem(t, 60, 7)
+	big := attacktest.SmallProblem(t, 700, 8)
 	r := rand.New(rand.NewPCG(7, 7))
-	for trial := 0; trial < 20; trial++ {
-		pairs := attack.RandomBlock(p.Adj, uint64(trial), 50+trial*40)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for trial := 0; trial < 22; trial++ {
+		adj := p.Adj
+		pairs := attack.RandomBlock(adj, uint64(trial), 50+trial*40)
+		if trial >= 20 { // above the parallel row sort's threshold, on one and on two workers
+			adj = big.Adj
+			pairs = attack.RandomBlock(adj, uint64(trial), 200_000)
+			runtime.GOMAXPROCS(trial - 19)
+		}
 		if trial%3 == 0 && len(pairs) > 4 {
 			pairs = append(pairs, pairs[1], pairs[3]) // repeats add up
 		}
@@ -96,11 +105,11 @@ func TestPerturbedMatchesRowSort(t *testing.T) {
 			}
 		}
 		for _, floor := range []float32{-1, 0, 2e-7, 0.5} {
-			got, err := attack.Perturbed(p.Adj, pairs, pv, floor)
+			got, err := attack.Perturbed(adj, pairs, pv, floor)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := attack.PerturbedByRows(p.Adj, pairs, pv, floor)
+			want := attack.PerturbedByRows(adj, pairs, pv, floor)
 			if !slices.Equal(got.Indptr, want.Indptr) || !slices.Equal(got.Indices, want.Indices) ||
 				!slices.EqualFunc(got.Values, want.Values, func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
 				t.Fatalf("trial %d floor %v: merged CSR differs from the row sort", trial, floor)
