@@ -1,7 +1,9 @@
 package attack
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rgnn/rgnn/graph"
@@ -63,47 +65,117 @@ func (b *block) fill(rng *pairDraws, size int) {
 // yet in the block (weight eps).
 //
 // The draws and the membership updates run in order; the pairs and signs
-// of the new entries are then filled in parallel (the same entries).
+// of the new entries are filled in parallel (the same entries) — for a
+// bitmap set while the draws go on (drawBitmap).
 func (b *block) drawRound(rng *pairDraws, np int64, want int) {
-	lins := b.lins[:0]
+	k0 := len(b.pairs)
 	if b.set.bits != nil {
-		lins = b.drawBitmap(rng, np, want)
-	} else {
-		for range want {
-			lin := rng.Int64N(np)
-			if b.has(lin) {
-				continue
-			}
-			b.set.add(lin)
-			lins = append(lins, lin)
+		// Room for every draw; the block keeps the new ones.
+		b.pairs = slices.Grow(b.pairs, want)[:k0+want]
+		b.p = slices.Grow(b.p, want)[:k0+want]
+		b.sign = slices.Grow(b.sign, want)[:k0+want]
+		k := b.drawBitmap(rng, np, want, k0)
+		b.pairs, b.p, b.sign = b.pairs[:k0+k], b.p[:k0+k], b.sign[:k0+k]
+		return
+	}
+	lins := b.lins[:0]
+	for range want {
+		lin := rng.Int64N(np)
+		if b.has(lin) {
+			continue
 		}
+		b.set.add(lin)
+		lins = append(lins, lin)
 	}
 	b.lins = lins
-	k0 := len(b.pairs)
 	b.pairs = slices.Grow(b.pairs, len(lins))[:k0+len(lins)]
 	b.p = slices.Grow(b.p, len(lins))[:k0+len(lins)]
 	b.sign = slices.Grow(b.sign, len(lins))[:k0+len(lins)]
-	fill := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			lin := lins[i]
-			f := linearToPair(b.n, lin)
-			b.pairs[k0+i], b.p[k0+i] = f, pEps
-			switch {
-			case b.edges == nil:
-				b.sign[k0+i] = edgeSign(b.adj, f)
-			case b.edges.has(lin):
-				b.sign[k0+i] = -1
-			default:
-				b.sign[k0+i] = 1
-			}
-		}
-	}
 	if len(lins) < 4096 {
-		fill(0, len(lins))
+		b.fillNew(lins, k0, 0, len(lins))
 		return
 	}
-	tensor.ParallelChunks(len(lins), 1024, fill)
+	tensor.ParallelChunks(len(lins), 1024, func(lo, hi int) { b.fillNew(lins, k0, lo, hi) })
 }
+
+// fillNew writes the new entries lins[lo:hi] at k0+lo… of the block: the
+// pair, the floor weight and the sign.
+func (b *block) fillNew(lins []int64, k0, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		lin := lins[i]
+		f := linearToPair(b.n, lin)
+		b.pairs[k0+i], b.p[k0+i] = f, pEps
+		switch {
+		case b.edges == nil:
+			b.sign[k0+i] = edgeSign(b.adj, f)
+		case b.edges.has(lin):
+			b.sign[k0+i] = -1
+		default:
+			b.sign[k0+i] = 1
+		}
+	}
+}
+
+// drawBitmap is drawRound for a bitmap set: it draws want pairs, sets
+// their bits, keeps those whose bit was clear in draw order (a pair drawn
+// twice counts once, the first time) and fills them in at k0 (the block has
+// room for want); it returns how many it kept. There is no branch on
+// membership (a fifth of a cora_ml block's draws hit it, at random): every
+// draw is written to the slot after the new ones and kept if its bit was
+// clear. Each run of fillChunk new entries is filled in by a helper
+// goroutine while the draws go on (the draws are sequential: the
+// generator's order); the last ones by both.
+func (b *block) drawBitmap(rng *pairDraws, np int64, want, k0 int) int {
+	bm := b.set.bits
+	lins := slices.Grow(b.lins[:0], want+1)[:want+1]
+	b.lins = lins
+	var (
+		runs chan [2]int
+		wg   sync.WaitGroup
+	)
+	fillRuns := func() {
+		for r := range runs {
+			b.fillNew(lins, k0, r[0], r[1])
+		}
+	}
+	helped := want >= 2*fillChunk && runtime.GOMAXPROCS(0) > 1
+	if helped {
+		runs = make(chan [2]int, want/fillChunk+2)
+		wg.Go(fillRuns)
+	}
+	k, sent := 0, 0
+	for range want {
+		lin := rng.Int64N(np)
+		w, m := &bm[lin>>6], uint64(1)<<(lin&63)
+		fresh := *w&m == 0
+		*w |= m
+		lins[k] = lin
+		k += b2i(fresh)
+		if helped && k-sent >= fillChunk {
+			runs <- [2]int{sent, k}
+			sent = k
+		}
+	}
+	if !helped {
+		if k < 4096 {
+			b.fillNew(lins, k0, 0, k)
+		} else {
+			tensor.ParallelChunks(k, 1024, func(lo, hi int) { b.fillNew(lins, k0, lo, hi) })
+		}
+		return k
+	}
+	for lo := sent; lo < k; lo += 1024 {
+		runs <- [2]int{lo, min(lo+1024, k)}
+	}
+	close(runs)
+	fillRuns()
+	wg.Wait()
+	return k
+}
+
+// fillChunk is how many new entries drawBitmap hands to its helper at a
+// time.
+const fillChunk = 1 << 14
 
 // resampleGrain is the chunk of a resampling's parallel compaction.
 const resampleGrain = 1 << 16
@@ -148,27 +220,6 @@ func (b *block) keepAbove(th float32) {
 		k += kept[c]
 	}
 	b.pairs, b.p, b.sign = b.pairs[:k], b.p[:k], b.sign[:k]
-}
-
-// drawBitmap is drawRound's membership pass for a bitmap set: it draws
-// want pairs, sets their bits and returns those whose bit was clear, in
-// draw order (a pair drawn twice counts once, the first time). There is no
-// branch on membership (a fifth of a cora_ml block's draws hit it, at
-// random): every draw is written to the slot after the new ones and kept
-// if its bit was clear.
-func (b *block) drawBitmap(rng *pairDraws, np int64, want int) []int64 {
-	bm := b.set.bits
-	lins := slices.Grow(b.lins[:0], want+1)[:want+1]
-	k := 0
-	for range want {
-		lin := rng.Int64N(np)
-		w, m := &bm[lin>>6], uint64(1)<<(lin&63)
-		fresh := *w&m == 0
-		*w |= m
-		lins[k] = lin
-		k += b2i(fresh)
-	}
-	return lins[:k]
 }
 
 // draw adds size − len(pairs) random draws to the block, dropping those
