@@ -98,32 +98,12 @@ func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor flo
 		c int32
 		v float32
 	}
-	// the pairs' entries by row, in pair order within a row: a counting
-	// sort, on every worker above pairsParallelMin pairs (each chunk of
-	// pairs counted and placed after the chunks before it: the same order)
-	chunks := 1
-	if len(pairs) >= pairsParallelMin {
-		chunks = runtime.GOMAXPROCS(0)
-	}
-	size := (len(pairs) + chunks - 1) / chunks
-	span := func(c int) (int, int) { return min(c*size, len(pairs)), min((c+1)*size, len(pairs)) }
-	each := func(fn func(c int)) {
-		if chunks == 1 {
-			fn(0)
-			return
-		}
-		var wg sync.WaitGroup
-		for c := range chunks {
-			wg.Go(func() { fn(c) })
-		}
-		wg.Wait()
-	}
+	// the pairs' entries by row, in pair order within a row (a counting
+	// sort by rowChunks)
+	rc := newRowChunks(len(pairs), n, nil)
 	keep := make([]bool, len(pairs))
 	vals := make([]float32, len(pairs))
-	counts := make([]int, chunks*n)
-	each(func(c int) {
-		cnt := counts[c*n : (c+1)*n]
-		lo, hi := span(c)
+	rc.each(func(_, lo, hi int, cnt []int) {
 		for i := lo; i < hi; i++ {
 			f, d := pairs[i], p[i]
 			isEdge := false
@@ -143,20 +123,9 @@ func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor flo
 		}
 	})
 	start := make([]int, n+1)
-	pos := 0
-	for r := range n {
-		start[r] = pos
-		for c := range chunks {
-			k := counts[c*n+r]
-			counts[c*n+r] = pos // chunk c's next slot in row r
-			pos += k
-		}
-	}
-	start[n] = pos
+	pos := rc.slots(start)
 	ents := make([]cv, pos)
-	each(func(c int) {
-		next := counts[c*n : (c+1)*n]
-		lo, hi := span(c)
+	rc.each(func(_, lo, hi int, next []int) {
 		for i := lo; i < hi; i++ {
 			if f := pairs[i]; keep[i] {
 				ents[next[f.U]] = cv{f.V, vals[i]}
@@ -232,9 +201,68 @@ func perturbedSigned(adj *tensor.CSR, pairs []Flip, p, sign []float32, floor flo
 	return out, nil
 }
 
-// pairsParallelMin is the fewest pairs whose perturbed graph is sorted into
-// rows on every worker.
-const pairsParallelMin = 1 << 17
+// rowChunks runs a counting sort of items into n rows on every worker:
+// the items are cut into one chunk per worker (one chunk below
+// rowChunksParallelMin items); each chunk counts its items per row, slots
+// turns the counts into every chunk's first slot in each row — chunk c's
+// items after those of the chunks before it — and each chunk places its
+// items. The order is that of one pass over the items.
+type rowChunks struct {
+	items, n, chunks, size int
+	counts                 []int // chunk c's row r at c·n + r: its count, then its next slot
+}
+
+// rowChunksParallelMin is the fewest items sorted on every worker.
+const rowChunksParallelMin = 1 << 17
+
+// newRowChunks prepares the sort of items items into n rows; counts is
+// reused when it is large enough.
+func newRowChunks(items, n int, counts []int) rowChunks {
+	chunks := 1
+	if items >= rowChunksParallelMin {
+		chunks = runtime.GOMAXPROCS(0)
+	}
+	if len(counts) < chunks*n {
+		counts = make([]int, chunks*n)
+	}
+	counts = counts[:chunks*n]
+	clear(counts)
+	return rowChunks{items: items, n: n, chunks: chunks, size: (items + chunks - 1) / chunks, counts: counts}
+}
+
+// each calls fn(c, lo, hi, rows) for every chunk c of items [lo, hi) with
+// the chunk's per-row counts (before slots) or next slots (after), the
+// chunks on their own goroutines.
+func (rc rowChunks) each(fn func(c, lo, hi int, rows []int)) {
+	run := func(c int) {
+		fn(c, min(c*rc.size, rc.items), min((c+1)*rc.size, rc.items), rc.counts[c*rc.n:(c+1)*rc.n])
+	}
+	if rc.chunks == 1 {
+		run(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for c := range rc.chunks {
+		wg.Go(func() { run(c) })
+	}
+	wg.Wait()
+}
+
+// slots turns the counts into next slots and writes every row's start
+// (start has n+1 entries); it returns the number of items placed.
+func (rc rowChunks) slots(start []int) int {
+	pos := 0
+	for r := range rc.n {
+		start[r] = pos
+		for c := range rc.chunks {
+			k := rc.counts[c*rc.n+r]
+			rc.counts[c*rc.n+r] = pos
+			pos += k
+		}
+	}
+	start[rc.n] = pos
+	return pos
+}
 
 // edgeSign returns +1 for non-edges and −1 for edges: ∂w/∂p of a pair.
 func edgeSign(adj *tensor.CSR, f Flip) float32 {

@@ -2,9 +2,7 @@ package attack
 
 import (
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 )
 
 // pairGrader asks an engine for the gradients of a set of pairs: one
@@ -20,7 +18,7 @@ type pairGrader struct {
 	start  []int
 	order  []int32
 	cols   []int32 // byRow: the column of each sorted pair
-	counts []int   // byRow: per chunk and row, the count, then the next slot
+	counts []int   // byRow: rowChunks' counts
 	// sorted, sortedOut: the pairs in row order and their gradients
 	// (sortedPairGrad)
 	sorted    []Flip
@@ -96,10 +94,8 @@ func (pg *pairGrader) sortedPairGrad(pairs []Flip, out []float32) error {
 }
 
 // byRow returns the indices of pairs sorted by row (stably: a counting
-// sort) and the start of every row's run in them; pg.cols[k] is the column
-// of pairs[order[k]]. Above byRowParallelMin pairs the sort runs on every
-// worker: each counts and places the pairs of its chunk, after the rows'
-// counts of the chunks before it (the same order as one pass).
+// sort, on every worker for large sets — rowChunks) and the start of every
+// row's run in them; pg.cols[k] is the column of pairs[order[k]].
 func (pg *pairGrader) byRow(pairs []Flip) (order []int32, start []int) {
 	n := pg.n
 	if cap(pg.order) < len(pairs) {
@@ -107,65 +103,27 @@ func (pg *pairGrader) byRow(pairs []Flip) (order []int32, start []int) {
 	}
 	order, cols := pg.order[:len(pairs)], pg.cols[:len(pairs)]
 	pg.cols = cols
-	chunks := 1
-	if len(pairs) >= byRowParallelMin {
-		chunks = runtime.GOMAXPROCS(0)
-	}
-	if len(pg.counts) < chunks*n {
-		pg.counts = make([]int, chunks*n)
-	}
+	rc := newRowChunks(len(pairs), n, pg.counts)
+	pg.counts = rc.counts
 	if cap(pg.start) < n+1 {
 		pg.start = make([]int, n+1)
 	}
 	start = pg.start[:n+1]
-	size := (len(pairs) + chunks - 1) / chunks
-	span := func(c int) []Flip { return pairs[min(c*size, len(pairs)):min((c+1)*size, len(pairs))] }
-	each := func(fn func(c int)) {
-		if chunks == 1 {
-			fn(0)
-			return
-		}
-		var wg sync.WaitGroup
-		for c := range chunks {
-			wg.Go(func() { fn(c) })
-		}
-		wg.Wait()
-	}
-	each(func(c int) {
-		cnt := pg.counts[c*n : (c+1)*n]
-		clear(cnt)
-		for _, f := range span(c) {
+	rc.each(func(_, lo, hi int, cnt []int) {
+		for _, f := range pairs[lo:hi] {
 			cnt[f.U]++
 		}
 	})
-	// Row u's run starts after the rows before it; within it, chunk c's
-	// pairs after those of the chunks before c. counts becomes each chunk's
-	// next slot per row.
-	pos := 0
-	for u := range n {
-		start[u] = pos
-		for c := range chunks {
-			k := pg.counts[c*n+u]
-			pg.counts[c*n+u] = pos
-			pos += k
-		}
-	}
-	start[n] = pos
-	each(func(c int) {
-		next := pg.counts[c*n : (c+1)*n]
-		base := min(c*size, len(pairs))
-		for j, f := range span(c) {
+	rc.slots(start)
+	rc.each(func(_, lo, hi int, next []int) {
+		for j, f := range pairs[lo:hi] {
 			k := next[f.U]
-			order[k], cols[k] = int32(base+j), f.V
+			order[k], cols[k] = int32(lo+j), f.V
 			next[f.U] = k + 1
 		}
 	})
 	return order, start
 }
-
-// byRowParallelMin is the smallest set of pairs that byRow sorts on every
-// worker.
-const byRowParallelMin = 1 << 17
 
 // sampleFinal turns relaxed weights into at most budget flips: first the
 // top-budget weights (if topFirst), then up to samples Bernoulli(p) draws with at most
