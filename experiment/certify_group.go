@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rgnn/rgnn/certify"
@@ -75,6 +76,84 @@ func (e *Env) certifyCompanions(ctx context.Context, s task.Certify) []companion
 	return out
 }
 
+// preformGroup claims, for a certify run just handed out, the queued runs
+// that share its samples (certifyCompanions) and keeps them for the run
+// (takePreformed); other kinds pass.
+func (e *Env) preformGroup(ctx context.Context, r Run) {
+	if r.Kind != "certify" {
+		return
+	}
+	k, _ := e.Kinds.Lookup("certify")
+	spec, err := k.Decode(r.Params)
+	if err != nil {
+		return
+	}
+	c := *spec.(*task.Certify)
+	if c.Validate() != nil {
+		return
+	}
+	g := e.certifyCompanions(ctx, c)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.preformed == nil {
+		e.preformed = map[string]*companionSet{}
+	}
+	e.preformed[r.Key] = &companionSet{group: g}
+}
+
+// takePreformed returns (and forgets) the companions preformGroup claimed
+// for run key.
+func (e *Env) takePreformed(key string) (*companionSet, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	g, ok := e.preformed[key]
+	delete(e.preformed, key)
+	return g, ok
+}
+
+// companionSet is the companions claimed for a run before it started;
+// runCertify takes them (taken), else the run gives them back.
+type companionSet struct {
+	mu    sync.Mutex
+	group []companion
+	taken bool
+}
+
+type companionsKey struct{}
+
+// withCompanions hands a run its pre-claimed companions.
+func withCompanions(ctx context.Context, g *companionSet) context.Context {
+	return context.WithValue(ctx, companionsKey{}, g)
+}
+
+// takeCompanions returns the companions pre-claimed for the run of ctx
+// (ok false: none were, the run claims its own).
+func takeCompanions(ctx context.Context) ([]companion, bool) {
+	g, ok := ctx.Value(companionsKey{}).(*companionSet)
+	if !ok {
+		return nil, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.taken = true
+	return g.group, true
+}
+
+// companionsLeft returns the pre-claimed companions of the run of ctx that
+// it did not take.
+func companionsLeft(ctx context.Context) []companion {
+	g, ok := ctx.Value(companionsKey{}).(*companionSet)
+	if !ok {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.taken {
+		return nil
+	}
+	return g.group
+}
+
 // claimable reports whether a queue entry can be claimed now: queued, or
 // claimed under a lease that expired.
 func claimable(qe store.QueueEntry) bool {
@@ -106,7 +185,10 @@ func (e *Env) releaseCompanions(ctx context.Context, group []companion) {
 // failed, the others still finish and s's error is returned. Cancellation
 // gives every companion back.
 func runCertify(ctx context.Context, env *Env, s task.Certify) (*Output, error) {
-	group := env.certifyCompanions(ctx, s)
+	group, pre := takeCompanions(ctx)
+	if !pre {
+		group = env.certifyCompanions(ctx, s)
+	}
 	if len(group) == 0 {
 		outs, _, err := certifyOutputs(ctx, env, []task.Certify{s}, "")
 		if err != nil {

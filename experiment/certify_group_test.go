@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,6 +128,7 @@ grid:
 		if n := strings.Count(log, "share the samples"); n < 1 {
 			t.Errorf("workers %d: no certify run shared its samples:\n%s", workers, log)
 		}
+
 		if sum.Ran != 12 || sum.ByOthers != 0 {
 			t.Errorf("workers %d: ran %d, by others %d; want 12 and 0", workers, sum.Ran, sum.ByOthers)
 		}
@@ -374,5 +376,53 @@ fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 600, pre_samples: 2,
 	}
 	if !strings.Contains(log.String(), "could not save the partial votes") {
 		t.Fatalf("the failed checkpoint is not in the log:\n%s", log.String())
+	}
+}
+
+// Two workers that start on a grid whose models are trained already are
+// handed its two certify runs, which share their samples, at once. The
+// first one's group is claimed as it is handed out, so the two runs make
+// one group (before, the second run sampled the same graphs alone).
+func TestCertifyGroupFormsBeforeTheNextRunIsHandedOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains and certifies two models")
+	}
+	ctx := context.Background()
+	graphPath := pubmedGraph(t, 600)
+	grid := func(kinds string) *Experiment {
+		e, err := Parse([]byte(`
+name: certgroup
+fixed: {dataset: ` + graphPath + `, max_epochs: 20, samples: 24, pre_samples: 4, p_add: 0.002, p_del: 0.3,
+        sample_ppr_eps: 0.001, k: 16, temperature: 0.5, seed: 0}
+grid:
+  kind: [` + kinds + `]
+  model: [gcn, gdc]
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for trial := range 3 {
+		st, err := store.Open(filepath.Join(t.TempDir(), fmt.Sprintf("r%d.db", trial)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Execute(ctx, &Env{Store: st, Kinds: DefaultKinds()}, grid("train"), RunOptions{Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		var log syncBuffer
+		sum, err := Execute(ctx, &Env{Store: st, Kinds: DefaultKinds(), Log: &log}, grid("train, certify"),
+			RunOptions{Workers: 2, Progress: &log})
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Failed > 0 || sum.Ran != 2 || sum.AlreadyDone != 2 {
+			t.Fatalf("ran %d, already done %d, failed %d; want 2, 2, 0:\n%s", sum.Ran, sum.AlreadyDone, sum.Failed, log.String())
+		}
+		if !strings.Contains(log.String(), "2 runs share the samples") {
+			t.Fatalf("trial %d: the two certify runs did not share their samples:\n%s", trial, log.String())
+		}
 	}
 }

@@ -213,12 +213,22 @@ func (x *execution) runClaimed(ctx context.Context, l *lease, workers int, next 
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
+	// A certify run claims the runs that share its samples as soon as it
+	// is handed out, before the next worker asks: two workers starting at
+	// once make one group, not a group and a run left alone that samples
+	// the same graphs again.
+	var handing sync.Mutex
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for feed.Err() == nil {
+				handing.Lock()
 				r, ok, err := next(feed)
+				if ok && err == nil {
+					x.env.preformGroup(feed, r)
+				}
+				handing.Unlock()
 				if err != nil && feed.Err() == nil {
 					mu.Lock()
 					firstErr = cmpErr(firstErr, err)

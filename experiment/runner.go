@@ -247,6 +247,12 @@ func (x *execution) runRecorded(ctx context.Context, r Run) (recorded bool) {
 		ctx = withExperiment(ctx, name)
 	}
 	x.mu.Unlock()
+	if g, ok := x.env.takePreformed(r.Key); ok {
+		ctx = withCompanions(ctx, g)
+		// Companions the run did not take (its result was found stored)
+		// go back to the queue.
+		defer func() { x.env.releaseCompanions(context.WithoutCancel(ctx), companionsLeft(ctx)) }()
+	}
 	t0 := time.Now()
 	out, err := runOne(ctx, x.env, r)
 	if err == nil {
