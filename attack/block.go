@@ -200,7 +200,7 @@ func (b *block) keepAbove(th float32) {
 			for i := lo; i < hi; i++ {
 				v, f := b.p[i], b.pairs[i]
 				keep := v > th
-				d[nd] = uint32(pairToLinear(b.n, f)) // a bitmap set has < 2³² pairs
+				d[nd] = uint32(pairToLinear(b.n, f)) // < 2³²: checked by the caller
 				nd += b2i(!keep)
 				b.pairs[k], b.p[k], b.sign[k] = f, v, b.sign[i]
 				k += b2i(keep)
@@ -277,7 +277,7 @@ func (b *block) resample(rng *pairDraws, size, budget int) {
 	if refill {
 		b.set.removeAll(b.n, b.pairs)
 	}
-	if b.set.bits != nil && ties == 0 && len(b.p) >= 2*resampleGrain {
+	if b.set.bits != nil && ties == 0 && len(b.p) >= 2*resampleGrain && numPairs(b.n) <= 1<<32 {
 		b.keepAbove(th)
 		b.draw(rng, size, budget)
 		return
