@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rgnn/rgnn/certify"
@@ -77,44 +76,28 @@ func (e *Env) certifyCompanions(ctx context.Context, s task.Certify) []companion
 }
 
 // preformGroup claims, for a certify run just handed out, the queued runs
-// that share its samples (certifyCompanions) and keeps them for the run
-// (takePreformed); other kinds pass.
-func (e *Env) preformGroup(ctx context.Context, r Run) {
+// that share its samples (certifyCompanions); the run takes them through
+// withCompanions. Other kinds (and specs that do not decode) get nil.
+func (e *Env) preformGroup(ctx context.Context, r Run) *companionSet {
 	if r.Kind != "certify" {
-		return
+		return nil
 	}
 	k, _ := e.Kinds.Lookup("certify")
 	spec, err := k.Decode(r.Params)
 	if err != nil {
-		return
+		return nil
 	}
 	c := *spec.(*task.Certify)
 	if c.Validate() != nil {
-		return
+		return nil
 	}
-	g := e.certifyCompanions(ctx, c)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.preformed == nil {
-		e.preformed = map[string]*companionSet{}
-	}
-	e.preformed[r.Key] = &companionSet{group: g}
-}
-
-// takePreformed returns (and forgets) the companions preformGroup claimed
-// for run key.
-func (e *Env) takePreformed(key string) (*companionSet, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	g, ok := e.preformed[key]
-	delete(e.preformed, key)
-	return g, ok
+	return &companionSet{group: e.certifyCompanions(ctx, c)}
 }
 
 // companionSet is the companions claimed for a run before it started;
-// runCertify takes them (taken), else the run gives them back.
+// runCertify takes them (taken), else the run gives them back. The run
+// executes on the goroutine that was handed it, so no lock is needed.
 type companionSet struct {
-	mu    sync.Mutex
 	group []companion
 	taken bool
 }
@@ -133,21 +116,12 @@ func takeCompanions(ctx context.Context) ([]companion, bool) {
 	if !ok {
 		return nil, false
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.taken = true
 	return g.group, true
 }
 
-// companionsLeft returns the pre-claimed companions of the run of ctx that
-// it did not take.
-func companionsLeft(ctx context.Context) []companion {
-	g, ok := ctx.Value(companionsKey{}).(*companionSet)
-	if !ok {
-		return nil
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// left returns the companions the run did not take.
+func (g *companionSet) left() []companion {
 	if g.taken {
 		return nil
 	}

@@ -225,8 +225,9 @@ func (x *execution) runClaimed(ctx context.Context, l *lease, workers int, next 
 			for feed.Err() == nil {
 				handing.Lock()
 				r, ok, err := next(feed)
+				var pre *companionSet
 				if ok && err == nil {
-					x.env.preformGroup(feed, r)
+					pre = x.env.preformGroup(feed, r)
 				}
 				handing.Unlock()
 				if err != nil && feed.Err() == nil {
@@ -238,7 +239,7 @@ func (x *execution) runClaimed(ctx context.Context, l *lease, workers int, next 
 				if !ok || err != nil {
 					return
 				}
-				if !x.runRecorded(ctx, r) {
+				if !x.runRecorded(ctx, r, pre) {
 					// not recorded: give the run back
 					l.st.Release(context.WithoutCancel(ctx), l.worker, r.Key)
 				}

@@ -33,9 +33,6 @@ type Env struct {
 	claims  *lease          // set while runs are claimed from the store's queue
 	shared  map[string]bool // runs stored by another run that shared their work (runCertify)
 	forming sync.Mutex      // held while a certify run claims its companions
-	// preformed holds the companions claimed for certify runs as they were
-	// handed out, until the run takes them (preformGroup).
-	preformed map[string]*companionSet
 	// checkpointAfter is the least time between two checkpoints of a
 	// certify run's votes (0: checkpointAfter; tests shorten it).
 	checkpointAfter time.Duration

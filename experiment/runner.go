@@ -239,7 +239,9 @@ func (x *execution) status() {
 // runRecorded runs r and records its outcome in the summary. It reports
 // whether the store recorded it (a result or a failure); a run it did not
 // record (cancelled, unavailable, missing data) is for the queue again.
-func (x *execution) runRecorded(ctx context.Context, r Run) (recorded bool) {
+// pre, if not nil, holds the runs claimed to share r's work as it was
+// handed out (preformGroup).
+func (x *execution) runRecorded(ctx context.Context, r Run, pre *companionSet) (recorded bool) {
 	label := r.Label()
 	x.mu.Lock()
 	x.running[label] = time.Now()
@@ -247,11 +249,11 @@ func (x *execution) runRecorded(ctx context.Context, r Run) (recorded bool) {
 		ctx = withExperiment(ctx, name)
 	}
 	x.mu.Unlock()
-	if g, ok := x.env.takePreformed(r.Key); ok {
-		ctx = withCompanions(ctx, g)
+	if pre != nil {
+		ctx = withCompanions(ctx, pre)
 		// Companions the run did not take (its result was found stored)
 		// go back to the queue.
-		defer func() { x.env.releaseCompanions(context.WithoutCancel(ctx), companionsLeft(ctx)) }()
+		defer func() { x.env.releaseCompanions(context.WithoutCancel(ctx), pre.left()) }()
 	}
 	t0 := time.Now()
 	out, err := runOne(ctx, x.env, r)

@@ -22,15 +22,22 @@ import (
 // large enough for informative gradients.
 func gdcTestModel(t *testing.T, name string, p *data.Problem) model.Model {
 	t.Helper()
+	return randomTestModel(t, name, p, model.Options{K: 8}, 3)
+}
+
+// randomTestModel is model name (seed 3, 6 hidden, T = 0.5, and o's K and
+// PPREps) with its parameters drawn N(0, scale²) from a fixed stream.
+func randomTestModel(t *testing.T, name string, p *data.Problem, o model.Options, scale float64) model.Model {
+	t.Helper()
 	m, err := model.Default(attacktest.Aggregators).New(name, p.Features.Cols, p.NumClasses,
-		model.Options{Seed: 3, Hidden: 6, Temperature: 0.5, K: 8})
+		model.Options{Seed: 3, Hidden: 6, Temperature: 0.5, K: o.K, PPREps: o.PPREps})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(4, 2))
 	for _, q := range m.Params() {
 		for i := range q.Value.Data {
-			q.Value.Data[i] = float32(3 * rng.NormFloat64())
+			q.Value.Data[i] = float32(scale * rng.NormFloat64())
 		}
 	}
 	return m
@@ -51,6 +58,38 @@ func samePattern(a, b *tensor.CSR) bool {
 		}
 	}
 	return true
+}
+
+// fdCheck tallies pair gradients against finite differences (each within
+// 1e-3 + 2e-2·|fd|) and fails a check too weak to mean anything.
+type fdCheck struct {
+	checked, bad, skipped int
+	maxG, worst           float64
+}
+
+// add compares the gradient g of pair f with its finite difference fd.
+func (c *fdCheck) add(t *testing.T, f attack.Flip, g float32, fd float64) {
+	t.Helper()
+	c.checked++
+	c.maxG, c.worst = max(c.maxG, math.Abs(fd)), max(c.worst, math.Abs(fd-float64(g)))
+	if math.Abs(fd-float64(g)) > 1e-3+2e-2*math.Abs(fd) {
+		c.bad++
+		t.Logf("pair %v: gradient %v, finite difference %v", f, g, fd)
+	}
+}
+
+// finish fails the test if fewer than minChecked pairs were compared, the
+// gradients were all tiny, or any disagreed.
+func (c *fdCheck) finish(t *testing.T, minChecked int) {
+	t.Helper()
+	t.Logf("%d pairs checked (%d skipped: not smooth at ±h), max |∂L/∂w| %.3g, max |error| %.2g",
+		c.checked, c.skipped, c.maxG, c.worst)
+	if c.checked < minChecked || c.maxG < 1e-2 {
+		t.Fatalf("too weak a check: %d pairs, max gradient %v", c.checked, c.maxG)
+	}
+	if c.bad > 0 {
+		t.Fatalf("%d of %d pair gradients disagree with finite differences", c.bad, c.checked)
+	}
 }
 
 // Finite differences of the GDC engine's pair gradients (existing edges,
@@ -91,8 +130,7 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 			if err := e.PairGrad(pairs, g); err != nil {
 				t.Fatal(err)
 			}
-			checked, bad, skipped := 0, 0, 0
-			var maxG, worst float64
+			var c fdCheck
 			for i := 0; i < len(pairs); i += 5 {
 				const h = 1e-2 // the loss is float32 noise (~1e-6) at smaller steps
 				f := pairs[i]
@@ -125,34 +163,22 @@ func TestGDCEnginePairGradFiniteDifferences(t *testing.T) {
 				if present {
 					lm, okm := val(-h)
 					if !okp || !okm {
-						skipped++
+						c.skipped++
 						continue
 					}
 					fd = (lp - lm) / (2 * h)
 				} else { // absent pair: second-order one-sided difference at weight 0
 					l2, ok2 := val(2 * h)
 					if !okp || !ok2 {
-						skipped++
+						c.skipped++
 						continue
 					}
 					l0, _ := e.Evaluate(w, attacktest.MustLoss(t, "ce"), p.Test, p.Labels, false)
 					fd = (4*lp - 3*l0.Loss - l2) / (2 * h)
 				}
-				checked++
-				maxG = max(maxG, math.Abs(fd))
-				worst = max(worst, math.Abs(fd-float64(g[i])))
-				if math.Abs(fd-float64(g[i])) > 1e-3+2e-2*math.Abs(fd) {
-					bad++
-					t.Logf("pair %v: gradient %v, finite difference %v", f, g[i], fd)
-				}
+				c.add(t, f, g[i], fd)
 			}
-			t.Logf("%d pairs checked (%d skipped: top-k switched), max |∂L/∂w| %.3g, max |error| %.2g", checked, skipped, maxG, worst)
-			if checked < 50 || maxG < 1e-2 {
-				t.Fatalf("too weak a check: %d pairs, max gradient %v", checked, maxG)
-			}
-			if bad > 0 {
-				t.Fatalf("%d of %d pair gradients disagree with finite differences", bad, checked)
-			}
+			c.finish(t, 50)
 		})
 	}
 }
