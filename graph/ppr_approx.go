@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -130,6 +131,9 @@ type pushGraph struct {
 	indices []int32
 	scale   []float64 // (1−α)·â_vw/d̃_v/(1−c_v), w ≠ v, â_vw > 0
 	keep    []float64 // α/(1−c_v)
+	// prefetch: the graph is large enough for the pushes to prefetch
+	// (prefetchAhead).
+	prefetch bool
 }
 
 func newPushGraph(g *diffusionGraph, alpha float64) *pushGraph {
@@ -154,6 +158,7 @@ func newPushGraph(g *diffusionGraph, alpha float64) *pushGraph {
 		}
 		pg.indptr[v+1] = len(pg.indices)
 	}
+	pg.prefetch = n >= prefetchMinNodes
 	return pg
 }
 
@@ -341,6 +346,9 @@ func (w *pushWorker) drainSparse(g *pushGraph) {
 	touched, nt := w.touched[:cap(w.touched)], len(w.touched) // capacity n+1: one free slot
 	head, tail := w.head, w.tail
 	for head != tail {
+		if g.prefetch {
+			g.prefetchAhead(queue, mask, head, tail, node)
+		}
 		v := queue[head&mask]
 		head++
 		rv := node[v].r
@@ -371,6 +379,9 @@ func (w *pushWorker) drainDense(g *pushGraph) {
 	queue, mask := w.queue, len(w.queue)-1
 	head, tail := w.head, w.tail
 	for head != tail {
+		if g.prefetch {
+			g.prefetchAhead(queue, mask, head, tail, node)
+		}
 		v := queue[head&mask]
 		head++
 		rv := node[v].r
@@ -389,6 +400,44 @@ func (w *pushWorker) drainDense(g *pushGraph) {
 		}
 	}
 	w.head, w.tail = head, tail
+}
+
+// The push pops nodes in queue order, so the rows it reads next are known
+// ahead of time. On graphs whose arrays do not fit the caches (arXiv-sized
+// and up) each pop would otherwise wait for its row from memory: the
+// queue's entries prefetchPtr ahead get their row offsets prefetched, those
+// prefetchRow ahead (whose offsets have arrived by then) the first lines of
+// their neighbours and weights. A prefetch is a hint: the values and the
+// order of the updates are unchanged.
+//
+// Below prefetchMinNodes nodes the push state (16 bytes per node) and the
+// graph stay in the caches, where the prefetches only cost time.
+const (
+	prefetchMinNodes = 1 << 15
+	prefetchPtr      = 12
+	prefetchRow      = 8
+	prefetchNodes    = 4
+)
+
+// prefetchAhead issues the prefetches for the pop at head (queue holds the
+// nodes head…tail-1).
+func (g *pushGraph) prefetchAhead(queue []int32, mask, head, tail int, node []pushNode) {
+	if head+prefetchPtr < tail {
+		prefetch(unsafe.Pointer(&g.indptr[queue[(head+prefetchPtr)&mask]]))
+	}
+	if head+prefetchRow < tail {
+		u := queue[(head+prefetchRow)&mask]
+		if lo := g.indptr[u]; lo < g.indptr[u+1] {
+			prefetch(unsafe.Pointer(&g.indices[lo]))
+			prefetch(unsafe.Pointer(&g.scale[lo]))
+		}
+	}
+	if head+prefetchNodes < tail {
+		u := queue[(head+prefetchNodes)&mask]
+		for _, x := range g.indices[g.indptr[u]:g.indptr[u+1]] {
+			prefetch(unsafe.Pointer(&node[x]))
+		}
+	}
 }
 
 // ringSize is the queue's ring length: the smallest power of two above n

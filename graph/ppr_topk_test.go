@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -341,6 +342,63 @@ func BenchmarkTopKPPRArxiv(b *testing.B) {
 	b.ReportMetric(time.Since(t0).Seconds()/float64(b.N), "wall-s/op")
 	b.ReportMetric(peakRSS()/(1<<20), "peak-MiB")
 	b.ReportMetric(float64(out.Nnz())/float64(out.Rows), "entries/row")
+}
+
+// TestPushPrefetchSameBits: on a graph large enough for the push to
+// prefetch (graph.prefetchMinNodes), the estimates are the same bits with
+// and without prefetching, in sparse mode (eps 1e-4) and in dense mode
+// (eps 1e-7: the pushes reach most of the graph).
+func TestPushPrefetchSameBits(t *testing.T) {
+	a := powerLawGraph(t, 40000, 280000, 2)
+	sources := make([]int, 0, 200)
+	for u := 0; u < a.Rows; u += a.Rows / 200 {
+		sources = append(sources, u)
+	}
+	for _, c := range []struct {
+		eps     float64
+		sources []int
+	}{{1e-4, sources}, {1e-7, sources[:6]}} {
+		on, _, err := graph.PushFrom(a, 0.15, c.eps, c.sources, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, _, err := graph.PushFrom(a, 0.15, c.eps, c.sources, false, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range on {
+			if !slices.Equal(on[i], off[i]) {
+				t.Fatalf("eps %g: push from %d differs with prefetching", c.eps, c.sources[i])
+			}
+		}
+	}
+}
+
+// BenchmarkPushArxivSized times single pushes (eps = 1e-4, one goroutine;
+// push-µs/source excludes the set-up) from 2,000 sources of an arXiv-sized
+// power-law graph, with and without the prefetching of the rows and
+// residuals ahead of the queue:
+//
+//	go test ./graph -run '^$' -bench PushArxivSized -count 6
+func BenchmarkPushArxivSized(b *testing.B) {
+	a := powerLawGraph(b, 169343, 1_190_000, 1)
+	sources := make([]int, 2000)
+	for i := range sources {
+		sources[i] = (i * 7919) % a.Rows
+	}
+	for _, pf := range []bool{false, true} {
+		b.Run(fmt.Sprintf("prefetch=%v", pf), func(b *testing.B) {
+			var took time.Duration
+			for b.Loop() {
+				_, d, err := graph.PushFrom(a, 0.15, 1e-4, sources, pf, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				took += d
+			}
+			b.ReportMetric(took.Seconds()/float64(b.N*len(sources))*1e6, "push-µs/source")
+		})
+	}
 }
 
 // TopKPPRProgress gives TopKPPR's bits and ends with every row reported.

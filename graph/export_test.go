@@ -1,0 +1,32 @@
+package graph
+
+import (
+	"slices"
+	"time"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// PushFrom pushes from each source in turn on one worker, with the push's
+// prefetching on or off, and returns the estimates p (keep false: none) and
+// the time the pushes took (the set-up excluded).
+func PushFrom(a *tensor.CSR, alpha, eps float64, sources []int, prefetch, keep bool) ([][]float64, time.Duration, error) {
+	g, err := newDiffusionGraph(a)
+	if err != nil {
+		return nil, 0, err
+	}
+	run := newPushRun(g, alpha, eps)
+	run.pg.prefetch = prefetch
+	w := newPushWorker(len(run.pg.keep), run.thresh)
+	var out [][]float64
+	var took time.Duration
+	for _, u := range sources {
+		t0 := time.Now()
+		w.push(run.pg, u)
+		took += time.Since(t0)
+		if keep {
+			out = append(out, slices.Clone(w.p))
+		}
+	}
+	return out, took, nil
+}

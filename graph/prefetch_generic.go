@@ -1,0 +1,8 @@
+//go:build !amd64 || purego
+
+package graph
+
+import "unsafe"
+
+// prefetch is a no-op where the build has no prefetch instruction.
+func prefetch(p unsafe.Pointer) {}
