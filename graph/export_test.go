@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"slices"
 	"time"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -25,7 +24,11 @@ func PushFrom(a *tensor.CSR, alpha, eps float64, sources []int, prefetch, keep b
 		w.push(run.pg, u)
 		took += time.Since(t0)
 		if keep {
-			out = append(out, slices.Clone(w.p))
+			p := make([]float64, len(w.node))
+			for v := range p {
+				p[v] = w.node[v].p
+			}
+			out = append(out, p)
 		}
 	}
 	return out, took, nil

@@ -221,13 +221,13 @@ func (w *pushWorker) candidates(isqrt []float64, self int, scale, keep float64) 
 	if w.dense {
 		// Every node to the next free slot, the length advancing for
 		// positive values: no data-dependent branch over the n nodes.
-		n := len(w.p)
+		n := len(w.node)
 		if cap(w.row) < n {
 			w.row = make([]candidate, 0, n)
 		}
 		row, m := w.row[:n], 0
-		for v, pv := range w.p {
-			pv *= scale
+		for v := range w.node {
+			pv := w.node[v].p * scale
 			if v == self {
 				pv += keep
 			}
@@ -239,7 +239,7 @@ func (w *pushWorker) candidates(isqrt []float64, self int, scale, keep float64) 
 	}
 	selfSeen := self < 0
 	for _, v := range w.touched {
-		emit(int(v), scale*w.p[v])
+		emit(int(v), scale*w.node[v].p)
 		selfSeen = selfSeen || int(v) == self
 	}
 	if !selfSeen {
@@ -248,16 +248,14 @@ func (w *pushWorker) candidates(isqrt []float64, self int, scale, keep float64) 
 	return w.row
 }
 
-// pushWorker is one goroutine's reusable push state: the estimate p and
-// the residuals as dense arrays. In sparse mode the touched nodes are
+// pushWorker is one goroutine's reusable push state: per node the estimate
+// p, the residual and whether it was touched, in one dense array. In sparse mode the touched nodes are
 // tracked and only they are reset and scanned; once a push from the previous
 // source reached more than n/denseFrac nodes the worker switches to dense
 // mode (clear and scan everything, no per-update bookkeeping), and back when
 // pushes get small again.
 type pushWorker struct {
-	p       []float64
 	node    []pushNode
-	seen    []bool
 	touched []int32
 	// queue is a FIFO ring (a power of two > n slots, so the slot at the
 	// tail is always free) holding the nodes from head to tail.
@@ -273,14 +271,19 @@ type pushWorker struct {
 // denseFrac: dense mode when more than n/denseFrac nodes were reached.
 const denseFrac = 4
 
-// pushNode keeps what the inner loop reads per neighbour together: the
-// residual and its push threshold eps·d̃.
+// pushNode keeps a node's push state in one 32-byte slot (half a cache
+// line): the residual r and its push threshold eps·d̃, which the inner loop
+// reads per neighbour, the estimate p, which the pop writes and the top-k
+// reads, and whether the current push touched the node (sparse mode). On
+// graphs larger than the caches each touched node then costs one line, not
+// three.
 type pushNode struct {
-	r, thr float64
+	r, thr, p float64
+	seen      bool
 }
 
 func newPushWorker(n int, thresh []float64) *pushWorker {
-	w := &pushWorker{p: make([]float64, n), node: make([]pushNode, n), seen: make([]bool, n),
+	w := &pushWorker{node: make([]pushNode, n),
 		touched: make([]int32, 0, n+1), queue: make([]int32, ringSize(n))}
 	for v := range w.node {
 		w.node[v].thr = thresh[v]
@@ -301,18 +304,17 @@ func newPushWorker(n int, thresh []float64) *pushWorker {
 // only be new when its residual was 0, which keeps the seen lookup off the
 // common path.
 func (w *pushWorker) push(g *pushGraph, u int) {
-	n := len(w.p)
-	// Reset what the previous source left, then switch mode.
+	n := len(w.node)
+	// Reset what the previous source left, then switch mode (dense mode
+	// leaves seen false).
 	if w.dense {
-		clear(w.p)
 		for v := range w.node {
-			w.node[v].r = 0
+			w.node[v].r, w.node[v].p = 0, 0
 		}
 	} else {
 		for _, v := range w.touched {
-			w.p[v] = 0
-			w.node[v].r = 0
-			w.seen[v] = false
+			nd := &w.node[v]
+			nd.r, nd.p, nd.seen = 0, 0, false
 		}
 	}
 	w.dense = w.nextDense
@@ -322,13 +324,13 @@ func (w *pushWorker) push(g *pushGraph, u int) {
 	if w.dense {
 		w.drainDense(g)
 		reached := 0
-		for _, pv := range w.p {
-			reached += b2i(pv > 0)
+		for v := range w.node {
+			reached += b2i(w.node[v].p > 0)
 		}
 		w.nextDense = reached > n/denseFrac
 	} else {
 		w.touched = append(w.touched, int32(u))
-		w.seen[u] = true
+		w.node[u].seen = true
 		w.drainSparse(g)
 		w.nextDense = len(w.touched) > n/denseFrac
 	}
@@ -341,7 +343,7 @@ func (w *pushWorker) push(g *pushGraph, u int) {
 // the threshold). Updates, their order and the queue order are those of
 // the branching loop.
 func (w *pushWorker) drainSparse(g *pushGraph) {
-	node, seen, p := w.node, w.seen, w.p
+	node := w.node
 	queue, mask := w.queue, len(w.queue)-1
 	touched, nt := w.touched[:cap(w.touched)], len(w.touched) // capacity n+1: one free slot
 	head, tail := w.head, w.tail
@@ -353,7 +355,7 @@ func (w *pushWorker) drainSparse(g *pushGraph) {
 		head++
 		rv := node[v].r
 		node[v].r = 0
-		p[v] += g.keep[v] * rv
+		node[v].p += g.keep[v] * rv
 		lo, hi := g.indptr[v], g.indptr[v+1]
 		idx, sc := g.indices[lo:hi], g.scale[lo:hi]
 		sc = sc[:len(idx)]
@@ -363,8 +365,8 @@ func (w *pushWorker) drainSparse(g *pushGraph) {
 			nr := old + rv*sc[j]
 			nd.r = nr
 			touched[nt] = x
-			nt += b2i(old == 0) & b2i(!seen[x])
-			seen[x] = true
+			nt += b2i(old == 0) & b2i(!nd.seen)
+			nd.seen = true
 			queue[tail&mask] = x
 			tail += b2i(nr >= nd.thr) & b2i(old < nd.thr)
 		}
@@ -375,7 +377,7 @@ func (w *pushWorker) drainSparse(g *pushGraph) {
 // drainDense empties the queue without tracking touched nodes (branch-free
 // as drainSparse).
 func (w *pushWorker) drainDense(g *pushGraph) {
-	node, p := w.node, w.p
+	node := w.node
 	queue, mask := w.queue, len(w.queue)-1
 	head, tail := w.head, w.tail
 	for head != tail {
@@ -386,7 +388,7 @@ func (w *pushWorker) drainDense(g *pushGraph) {
 		head++
 		rv := node[v].r
 		node[v].r = 0
-		p[v] += g.keep[v] * rv
+		node[v].p += g.keep[v] * rv
 		lo, hi := g.indptr[v], g.indptr[v+1]
 		idx, sc := g.indices[lo:hi], g.scale[lo:hi]
 		sc = sc[:len(idx)]
@@ -413,10 +415,10 @@ func (w *pushWorker) drainDense(g *pushGraph) {
 // Below prefetchMinNodes nodes the push state (16 bytes per node) and the
 // graph stay in the caches, where the prefetches only cost time.
 const (
-	prefetchMinNodes = 1 << 15
-	prefetchPtr      = 12
-	prefetchRow      = 8
-	prefetchNodes    = 4
+	prefetchMinNodes   = 1 << 15
+	prefetchPtr        = 12
+	prefetchRow        = 8
+	prefetchAheadNodes = 4
 )
 
 // prefetchAhead issues the prefetches for the pop at head (queue holds the
@@ -432,11 +434,9 @@ func (g *pushGraph) prefetchAhead(queue []int32, mask, head, tail int, node []pu
 			prefetch(unsafe.Pointer(&g.scale[lo]))
 		}
 	}
-	if head+prefetchNodes < tail {
-		u := queue[(head+prefetchNodes)&mask]
-		for _, x := range g.indices[g.indptr[u]:g.indptr[u+1]] {
-			prefetch(unsafe.Pointer(&node[x]))
-		}
+	if head+prefetchAheadNodes < tail {
+		u := queue[(head+prefetchAheadNodes)&mask]
+		prefetchNodes(node, g.indices[g.indptr[u]:g.indptr[u+1]])
 	}
 }
 
