@@ -78,7 +78,7 @@ type cacheKey struct {
 type cacheEntry struct {
 	ready chan struct{} // closed when out/err are set
 	input *tensor.CSR
-	out   *tensor.CSR
+	out   any // *tensor.CSR, *SVDNorm
 	err   error
 }
 
@@ -93,16 +93,22 @@ func NewPrepCache(capacity int) *PrepCache {
 // fmt.Sprint(cfg)); inputs other than a (such as features) must be part of
 // it too. Errors are not cached.
 func (c *PrepCache) Get(a *tensor.CSR, params string, compute func(*tensor.CSR) (*tensor.CSR, error)) (*tensor.CSR, error) {
+	return cached(c, a, params, compute)
+}
+
+// cached is Get for any result type T; entries of one params string hold
+// one type.
+func cached[T any](c *PrepCache, a *tensor.CSR, params string, compute func(*tensor.CSR) (T, error)) (T, error) {
 	key := cacheKey{Fingerprint(a), params}
 	c.mu.Lock()
 	if e, ok := c.entries[key]; ok {
 		c.mu.Unlock()
 		<-e.ready
-		if e.err == nil && sameCSR(e.input, a) {
+		if out, isT := e.out.(T); isT && e.err == nil && sameCSR(e.input, a) {
 			c.mu.Lock()
 			c.hits++
 			c.mu.Unlock()
-			return e.out, nil
+			return out, nil
 		}
 		// An error (retry) or a fingerprint collision: compute uncached.
 		c.mu.Lock()
@@ -121,9 +127,10 @@ func (c *PrepCache) Get(a *tensor.CSR, params string, compute func(*tensor.CSR) 
 	}
 	c.mu.Unlock()
 
-	e.out, e.err = compute(a)
+	out, err := compute(a)
+	e.out, e.err = out, err
 	close(e.ready)
-	if e.err != nil {
+	if err != nil {
 		c.mu.Lock()
 		if c.entries[key] == e {
 			delete(c.entries, key)
@@ -133,13 +140,20 @@ func (c *PrepCache) Get(a *tensor.CSR, params string, compute func(*tensor.CSR) 
 		}
 		c.mu.Unlock()
 	}
-	return e.out, e.err
+	return out, err
 }
 
 // GDC returns GDC(a, cfg) through the cache.
 func (c *PrepCache) GDC(a *tensor.CSR, cfg GDCConfig) (*tensor.CSR, error) {
 	params := fmt.Sprintf("gdc alpha=%v k=%d eps=%v", cfg.Alpha, cfg.K, cfg.Eps)
 	return c.Get(a, params, func(a *tensor.CSR) (*tensor.CSR, error) { return GDC(a, cfg) })
+}
+
+// SVDLowRank returns SVDLowRank(a, rank) through the cache (svd_gcn's
+// preprocessing, which depends on the graph alone: with attribute noise
+// every sample of a certificate reuses it).
+func (c *PrepCache) SVDLowRank(a *tensor.CSR, rank int) (*SVDNorm, error) {
+	return cached(c, a, fmt.Sprintf("svd rank=%d", rank), func(a *tensor.CSR) (*SVDNorm, error) { return SVDLowRank(a, rank) })
 }
 
 // Stats returns the number of cached results, hits and misses so far.

@@ -213,4 +213,27 @@ func TestPrepCache(t *testing.T) {
 	if Fingerprint(a) == Fingerprint(f) {
 		t.Error("fingerprint ignores an edge flip")
 	}
+	// SVDs are cached beside diffusions: the same result on a hit, and a
+	// GDC and an SVD of one graph both kept with capacity 2.
+	d := NewPrepCache(2)
+	s1, err := d.SVDLowRank(a, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g1, err := d.GDC(a, DefaultGDCConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := d.SVDLowRank(a.Clone(), 5)
+	g2, _ := d.GDC(a.Clone(), DefaultGDCConfig())
+	if s1 != s2 || g1 != g2 {
+		t.Error("an SVD and a GDC of the same graph are not both cached")
+	}
+	if _, hits, misses := d.Stats(); hits != 2 || misses != 2 {
+		t.Errorf("hits %d, misses %d; want 2 and 2", hits, misses)
+	}
+	if s3, _ := d.SVDLowRank(a, 6); s3 == s1 {
+		t.Error("another rank hit the cached SVD")
+	}
+
 }

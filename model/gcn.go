@@ -42,7 +42,7 @@ func gcnSpecs() []Spec {
 		{Name: "svd_gcn", Description: "GCN on the rank-50 truncated SVD of the adjacency (dense graph, propagated in low-rank form)",
 			Label: "SVD GCN", Order: 4,
 			New: func(nFeat, nClass int, o Options) (Model, error) {
-				return NewGCN("svd_gcn", nFeat, nClass, o, svdPrep{rank: 50}), nil
+				return NewGCN("svd_gcn", nFeat, nClass, o, svdPrep{rank: 50, cache: o.Cache}), nil
 			}},
 		{Name: "jaccard_gcn", Description: "GCN after dropping edges with feature Jaccard similarity ≤ 0.01",
 			Label: "Jaccard GCN", Order: 5,

@@ -57,7 +57,7 @@ type Options struct {
 	Normalization string  // "" or "alt" (SM† variant)
 	PPREps        float64 // GDC: 0 = exact PPR, > 0 = push approximation with this error
 	Seed          uint64  // initialisation seed
-	// Cache, if set, memoises preprocessing (GDC) across models and calls
+	// Cache, if set, memoises preprocessing (GDC, svd_gcn's SVD) across models and calls
 	// with the same graph; perturbed graphs are computed afresh.
 	Cache *graph.PrepCache `json:"-"`
 }

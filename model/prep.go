@@ -28,13 +28,19 @@ func (p gdcPrep) Normalize() bool { return true }
 // adjacency, normalised by svd_norm_adj; the layers do not normalise again.
 // The model uses its low-rank form (LowRank); Apply is the dense form
 // (graph.SVDGraph, n² entries) for callers that want a CSR.
-type svdPrep struct{ rank int }
+type svdPrep struct {
+	rank  int
+	cache *graph.PrepCache // nil: none
+}
 
 func (p svdPrep) Apply(adj, _ *tensor.CSR) (*tensor.CSR, error) { return graph.SVDGraph(adj, p.rank) }
 func (p svdPrep) Normalize() bool                               { return false }
 
 // LowRank implements lowRankPrep: the same graph as Apply in low-rank form.
 func (p svdPrep) LowRank(adj *tensor.CSR) (*graph.SVDNorm, error) {
+	if p.cache != nil {
+		return p.cache.SVDLowRank(adj, p.rank)
+	}
 	return graph.SVDLowRank(adj, p.rank)
 }
 

@@ -111,22 +111,26 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 	if err != nil {
 		return nil, err
 	}
+	// The models as they run on the samples: every sampled graph needs a
+	// fresh diffusion; with attribute noise the graph is the clean one,
+	// diffused once per worker with the model's own PPR (exact by default).
+	models := make([]Model, len(trained))
+	for i, t := range trained {
+		models[i] = t.Spec
+		if !specs[i].Attributes() {
+			models[i].PPREps = specs[i].SamplePPREps
+		}
+	}
 	newPredictors := func() ([]certify.Predictor, error) {
 		var cache *graph.PrepCache
 		if len(trained) > 1 || s.Attributes() {
-			// the worker's current sample (with attribute noise the graph
-			// is the clean one throughout: diffused once per worker)
-			cache = graph.NewPrepCache(1)
+			// the preprocessing of the worker's current sample (with
+			// attribute noise: of the clean graph, throughout)
+			cache = graph.NewPrepCache(prepSlots(models))
 		}
 		preds := make([]certify.Predictor, len(trained))
 		for i, t := range trained {
-			spec := t.Spec
-			if !specs[i].Attributes() {
-				// Every sampled graph needs a fresh diffusion; with
-				// attribute noise the graph is the clean one, diffused
-				// once per worker with the model's own PPR (exact by default).
-				spec.PPREps = specs[i].SamplePPREps
-			}
+			spec := models[i]
 			c, err := newModel(spec, p, t.Seed, cache)
 			if err != nil {
 				return nil, err
@@ -142,6 +146,23 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 		PreSamples: s.PreSamples, Samples: s.Samples, Seed: uint64(s.Seed), Workers: workers,
 		NewPredictors: newPredictors, Progress: h.Progress,
 		Resume: h.Resume, Checkpoint: h.Checkpoint, CheckpointEvery: h.CheckpointEvery})
+}
+
+// prepSlots is how many results a preprocessing cache needs to hold one
+// graph's preprocessing for all of models: a diffusion per distinct GDC
+// setting (k, eps; every model is counted, the non-GDC ones spare) and
+// svd_gcn's SVD. Fewer slots would evict a result that a later model of the
+// same sample needs.
+func prepSlots(models []Model) int {
+	type gdc struct {
+		k   int
+		eps float64
+	}
+	seen := map[gdc]bool{}
+	for _, m := range models {
+		seen[gdc{m.K, m.PPREps}] = true
+	}
+	return len(seen) + 1
 }
 
 // SameSamples reports (as an error naming the first difference) whether o

@@ -27,6 +27,7 @@ type certifyCase struct {
 const (
 	gcnWeights   = "pretrained/cora_ml_Vanilla_GCN_s0_bin1.npz"
 	smGDCWeights = "pretrained/cora_ml_Soft_Medoid_GDC_T_0_5_s0_bin1.npz"
+	svdWeights   = "pretrained/cora_ml_SVD_GCN_s0_bin1.npz"
 )
 
 // setup loads cora_ml (binary attributes) and the case's weights.
@@ -113,6 +114,7 @@ func TestSampleGroupSameVotes(t *testing.T) {
 		{"gcn", "gcn", gcnWeights, 0, 0.4, 1e-3, 20, 2},
 		{"gdc", "gdc", "pretrained/cora_ml_Vanilla_GDC_s0_bin1.npz", 0, 0.4, 1e-3, 20, 2},
 		{"sm_gdc_T0.2", "sm_gdc", smGDCWeights, 0, 0.4, 1e-3, 20, 2},
+		{"svd_gcn", "svd_gcn", svdWeights, 0, 0.4, 0, 20, 2},
 	}
 	var (
 		specs   []Certify
@@ -246,6 +248,10 @@ func BenchmarkCertifyGroup(b *testing.B) {
 // group on shared attribute samples giving each model's votes alone, noise
 // that moves some votes, and the certificate computed with the attribute
 // flip probabilities.
+// svdAttrDigest pins svd_gcn's votes under attribute noise (12 + 2
+// samples), taken when every sample computed its own SVD.
+const svdAttrDigest = "3e351a27e19762748b9dd0924ad8d0a8c91e86c945dadbd98a1179302b8db78a"
+
 func TestCertifyAttributes(t *testing.T) {
 	base := Certify{}.Defaults()
 	base.BinaryAttr, base.PAdd, base.PDel, base.PAddAtt, base.PDelAtt = true, 0, 0, 0.01, 0.6
@@ -271,6 +277,7 @@ func TestCertifyAttributes(t *testing.T) {
 	members := []certifyCase{
 		{"gcn", "gcn", gcnWeights, 0, 0, 0, 12, 2},
 		{"sm_gdc", "sm_gdc", smGDCWeights, 0, 0, 1e-3, 12, 2},
+		{"svd_gcn", "svd_gcn", svdWeights, 0, 0, 0, 12, 2},
 	}
 	var (
 		specs   []Certify
@@ -286,6 +293,11 @@ func TestCertifyAttributes(t *testing.T) {
 			t.Fatal(err)
 		}
 		specs, trained, alone, p = append(specs, s), append(trained, tr), append(alone, voteDigest(vf)), prob
+		if c.name == "svd_gcn" && alone[len(alone)-1] != svdAttrDigest {
+			// the SVD of the clean graph is computed once per worker and
+			// reused by every sample: the votes of one SVD per sample
+			t.Errorf("svd_gcn: digest %s, want %s", alone[len(alone)-1], svdAttrDigest)
+		}
 		mixed := 0
 		for v := 0; v < vf.Votes.Nodes; v++ {
 			row := vf.Votes.Data[v*vf.Votes.Classes : (v+1)*vf.Votes.Classes]
