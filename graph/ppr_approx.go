@@ -249,11 +249,11 @@ func (w *pushWorker) candidates(isqrt []float64, self int, scale, keep float64) 
 }
 
 // pushWorker is one goroutine's reusable push state: per node the estimate
-// p, the residual and whether it was touched, in one dense array. In sparse mode the touched nodes are
-// tracked and only they are reset and scanned; once a push from the previous
-// source reached more than n/denseFrac nodes the worker switches to dense
-// mode (clear and scan everything, no per-update bookkeeping), and back when
-// pushes get small again.
+// p, the residual and whether it was touched, in one dense array. In sparse
+// mode the touched nodes are tracked and only they are reset and scanned;
+// once a push from the previous source reached more than n/denseFrac nodes
+// the worker switches to dense mode (clear and scan everything, no
+// per-update bookkeeping), and back when pushes get small again.
 type pushWorker struct {
 	node    []pushNode
 	touched []int32
@@ -409,10 +409,11 @@ func (w *pushWorker) drainDense(g *pushGraph) {
 // and up) each pop would otherwise wait for its row from memory: the
 // queue's entries prefetchPtr ahead get their row offsets prefetched, those
 // prefetchRow ahead (whose offsets have arrived by then) the first lines of
-// their neighbours and weights. A prefetch is a hint: the values and the
-// order of the updates are unchanged.
+// their neighbours and weights, and those prefetchAheadNodes ahead (whose
+// neighbour lists have arrived) their neighbours' slots. A prefetch is a
+// hint: the values and the order of the updates are unchanged.
 //
-// Below prefetchMinNodes nodes the push state (16 bytes per node) and the
+// Below prefetchMinNodes nodes the push state (32 bytes per node) and the
 // graph stay in the caches, where the prefetches only cost time.
 const (
 	prefetchMinNodes   = 1 << 15
