@@ -341,3 +341,21 @@ func TestCertifyAttributes(t *testing.T) {
 		t.Error("attribute and structure noise draw the same samples?")
 	}
 }
+
+// TestPrepSlots: a group's per-worker cache holds one sample's
+// preprocessing for every model: a slot per distinct diffusion setting and
+// one for svd_gcn's SVD, so no model evicts a result a later one needs.
+func TestPrepSlots(t *testing.T) {
+	for _, c := range []struct {
+		models []Model
+		want   int
+	}{
+		{[]Model{{Model: "gcn"}}, 2},
+		{[]Model{{Model: "gdc", K: 64, PPREps: 1e-4}, {Model: "sm_gdc", K: 64, PPREps: 1e-4}, {Model: "svd_gcn"}}, 3},
+		{[]Model{{Model: "gdc", K: 64, PPREps: 1e-4}, {Model: "sm_gdc", K: 32, PPREps: 1e-4}, {Model: "sm_gdc", K: 64}}, 4},
+	} {
+		if got := prepSlots(c.models); got != c.want {
+			t.Errorf("prepSlots(%+v) = %d, want %d", c.models, got, c.want)
+		}
+	}
+}
