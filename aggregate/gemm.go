@@ -24,3 +24,16 @@ func weightedSumGeneric(o, x []float32, ldx int, c []float32) {
 		tensor.Axpy(o, x[i*ldx:i*ldx+len(o)], ci)
 	}
 }
+
+// gatherRows copies row rows[i] of x into dst[i*d : (i+1)*d] (d = x.Cols)
+// for every i: one vector call where the build has one, else a copy per
+// row.
+func gatherRows(dst []float32, x *tensor.Dense, rows []int32) {
+	if gatherRowsVec(dst, x, rows) {
+		return
+	}
+	d := x.Cols
+	for i, r := range rows {
+		copy(dst[i*d:(i+1)*d], x.Row(int(r)))
+	}
+}

@@ -32,6 +32,9 @@ func transpose16AVX(dst *float32, ldd int, src *float32, lds int, idx *[4][2][16
 func weightedSum512AVX(o, x *float32, ldx, n int, c *float32, m int)
 
 //go:noescape
+func gatherRows512AVX(dst, x *float32, ldx int, rows *int32, m, d int)
+
+//go:noescape
 func pairCoef512AVX(dst, dist, w, gr *float32, n int, ga, wa float32)
 
 // gemmDirect is gemmStrided's AVX-512 path: whole 4-row × 32-column tiles
@@ -139,5 +142,21 @@ func gemmDiag(out []float32, ldc int, a, b []float32, k int) bool {
 	a = a[16*k:]
 	gemm8x16AVX(&out[16*ldc+16], ldc, &a[0], k, &b[16])
 	gemm8x16AVX(&out[24*ldc+16], ldc, &a[8*k], k, &b[16])
+	return true
+}
+
+// gatherRowsVec is gatherRows' AVX-512 path (rows of a multiple of 16
+// floats); it reports false where it does not apply.
+func gatherRowsVec(dst []float32, x *tensor.Dense, rows []int32) bool {
+	d, m := x.Cols, len(rows)
+	if !useAVX512 || d == 0 || d%16 != 0 || m == 0 || len(dst) < m*d {
+		return false
+	}
+	for _, r := range rows {
+		if r < 0 || int(r) >= x.Rows {
+			return false // the portable copy reports the bad index
+		}
+	}
+	gatherRows512AVX(&dst[0], &x.Data[0], d, &rows[0], m, d)
 	return true
 }

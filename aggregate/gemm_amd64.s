@@ -478,3 +478,37 @@ pc16:
 pcdone:
 	VZEROUPPER
 	RET
+
+// func gatherRows512AVX(dst, x *float32, ldx int, rows *int32, m, d int)
+//
+// dst[i*d : (i+1)*d] = x[rows[i]*ldx : +d] for i < m (m ≥ 1; d ≥ 16 a
+// multiple of 16): one call for a neighbourhood's rows instead of one copy
+// per row.
+TEXT ·gatherRows512AVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ ldx+16(FP), R8
+	SHLQ $2, R8
+	MOVQ rows+24(FP), DX
+	MOVQ m+32(FP), CX
+	MOVQ d+40(FP), R9
+	SHLQ $2, R9
+
+grow:
+	MOVLQSX (DX), AX
+	IMULQ   R8, AX
+	LEAQ    (SI)(AX*1), R11
+	XORQ    R10, R10
+
+gcol:
+	VMOVUPS (R11)(R10*1), Z0
+	VMOVUPS Z0, (DI)(R10*1)
+	ADDQ    $64, R10
+	CMPQ    R10, R9
+	JLT     gcol
+	ADDQ    R9, DI
+	ADDQ    $4, DX
+	DECQ    CX
+	JNZ     grow
+	VZEROUPPER
+	RET

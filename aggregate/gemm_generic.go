@@ -29,3 +29,6 @@ func gemmDiag(out []float32, ldc int, a, b []float32, k int) bool { return false
 
 // useAVX512 reports whether the 16-lane kernels run (never here).
 const useAVX512 = false
+
+// gatherRowsVec has no portable fast path.
+func gatherRowsVec(dst []float32, x *tensor.Dense, rows []int32) bool { return false }

@@ -269,3 +269,6 @@ func gemmDiag(out []float32, ldc int, a, b []float32, k int) bool {
 	archsimd.ClearAVXUpperBits()
 	return true
 }
+
+// gatherRowsVec: the SIMD build copies row by row (gatherRows).
+func gatherRowsVec(dst []float32, x *tensor.Dense, rows []int32) bool { return false }

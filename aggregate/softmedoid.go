@@ -239,11 +239,18 @@ func (m *SoftKMedoid) softWeights(ws *workspace, sel []int, a *tensor.CSR, dist 
 
 // gather copies the selected embeddings into ws.xs (nk×d).
 func (ws *workspace) gather(sel []int, a *tensor.CSR, x *tensor.Dense) {
-	d := x.Cols
-	ws.xs = grow(ws.xs, len(sel)*d)
+	ws.xs = grow(ws.xs, len(sel)*x.Cols)
+	ws.gatherInto(sel, a, x)
+}
+
+// gatherInto copies the selected embeddings into the first nk rows of ws.xs
+// (at least nk×d long).
+func (ws *workspace) gatherInto(sel []int, a *tensor.CSR, x *tensor.Dense) {
+	ws.rows = grow(ws.rows, len(sel))
 	for i, p := range sel {
-		copy(ws.xs[i*d:(i+1)*d], x.Row(int(a.Indices[p])))
+		ws.rows[i] = a.Indices[p]
 	}
+	gatherRows(ws.xs, x, ws.rows)
 }
 
 // workspace holds one chunk's per-row buffers; it lives in the aggregator
@@ -253,6 +260,7 @@ type workspace struct {
 	nrm, w, gc, gy, rs  []float32
 	crit, e, gs, gc64   []float64
 	sel                 []int
+	rows                []int32 // the selected entries' columns (gatherRows)
 	keys                []uint64
 	dist                []float32 // one row's nk×nk distances
 	// The median kernels' zero-padded weights, sorted keys and collision
@@ -313,9 +321,7 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 	nb := (nk + gramBlock - 1) / gramBlock
 	np := nb * gramBlock
 	ws.xs = grow(ws.xs, np*d)
-	for i, p := range sel {
-		copy(ws.xs[i*d:(i+1)*d], x.Row(int(a.Indices[p])))
-	}
+	ws.gatherInto(sel, a, x)
 	clear(ws.xs[nk*d : np*d])
 	// xt holds per column block J the d×gramBlock transpose of its rows.
 	ws.xt = grow(ws.xt, np*d)
