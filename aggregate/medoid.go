@@ -73,13 +73,21 @@ func (m *KMedoid) forwardRows(chunk, lo, hi int) {
 		ws.c = dist
 		ws.distances(sel, a, x, dist)
 		w := ws.weights(sel, a)
-		best, bestC := 0, math.Inf(1)
-		for i := 0; i < nk; i++ {
-			var c float64
-			row := dist[i*nk : (i+1)*nk]
-			for j, v := range w {
-				c += float64(v) * float64(row[j])
+		// c_i = Σ_j w_j·D_ij, each summed over j in order. D is symmetric
+		// bit for bit (distances), so D_ij = D_ji: the sums run along the
+		// rows of D, all of them at once, the same operations per c_i as a
+		// dot product with row i (no dependency chain across j per c_i).
+		crit := grow(ws.crit, nk)
+		ws.crit = crit
+		clear(crit)
+		for j, v := range w {
+			wj := float64(v)
+			for i, d := range dist[j*nk : (j+1)*nk] {
+				crit[i] += wj * float64(d)
 			}
+		}
+		best, bestC := 0, math.Inf(1)
+		for i, c := range crit {
 			if c < bestC {
 				best, bestC = i, c
 			}
