@@ -154,7 +154,7 @@ func gatherRowsVec(dst []float32, x *tensor.Dense, rows []int32) bool {
 	}
 	for _, r := range rows {
 		if r < 0 || int(r) >= x.Rows {
-			return false // the portable copy reports the bad index
+			return false // the portable copy fails on it as before (an index panic)
 		}
 	}
 	gatherRows512AVX(&dst[0], &x.Data[0], d, &rows[0], m, d)

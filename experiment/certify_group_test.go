@@ -128,7 +128,6 @@ grid:
 		if n := strings.Count(log, "share the samples"); n < 1 {
 			t.Errorf("workers %d: no certify run shared its samples:\n%s", workers, log)
 		}
-
 		if sum.Ran != 12 || sum.ByOthers != 0 {
 			t.Errorf("workers %d: ran %d, by others %d; want 12 and 0", workers, sum.Ran, sum.ByOthers)
 		}
