@@ -67,8 +67,12 @@ func certifyKind() *Kind {
 // run's split seed, the perturbation computed on it, and the perturbed graph
 // stored as the artifact "perturbed_graph" (reference attack format). It
 // does not depend on any victim, so every attack run of the same (dataset,
-// seed, attack, ε) reuses it. Metrics: budget, flips, added, removed,
-// attack_seconds, surrogate_clean_acc, surrogate_perturbed_acc, mode.
+// seed, attack, ε) reuses it. An incremental attack (FGSM, Metattack)
+// continues from the stored run of the largest smaller ε, if there is one
+// (Env.smallerBudget): the same graph for the remaining work only. Metrics:
+// budget, flips, added, removed, attack_seconds (of the whole budget, the
+// continued-from run's included), surrogate_clean_acc,
+// surrogate_perturbed_acc, mode; continued_from (its ε) when continued.
 func perturbKind() *Kind {
 	return specKind("perturb", "compute a transfer/model-free global attack on the clean graph, store the perturbed graph",
 		nil, task.Perturb{}.Defaults, func(ctx context.Context, env *Env, s task.Perturb) (*Output, error) {
@@ -79,11 +83,24 @@ func perturbKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
-			res, err := s.Run(ctx, p, env.attackHooks(s.AttackParams))
+			prev, from, prevSecs, cont, err := env.smallerBudget(ctx, s, p)
 			if err != nil {
 				return nil, err
 			}
-			return budgetOutput(env, res)
+			if cont {
+				env.logf("  %s ε=%v: continuing from the stored ε=%v (%d flips)", s.Attack, task.Format(s.Epsilons), from, len(prev))
+			}
+			res, err := s.Continue(ctx, p, prev, env.attackHooks(s.AttackParams))
+			if err != nil {
+				return nil, err
+			}
+			out, err := budgetOutput(env, res)
+			if err != nil || !cont {
+				return out, err
+			}
+			out.Metrics["continued_from"] = from
+			out.Metrics["attack_seconds"] = prevSecs + res.Budgets[0].Seconds
+			return out, nil
 		})
 }
 

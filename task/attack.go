@@ -40,6 +40,14 @@ func (a AttackParams) Poisoning() bool {
 	return ok && s.Poisoning
 }
 
+// Incremental reports whether the spec's attack extends a smaller budget's
+// flips to a larger budget (FGSM, Metattack): the flips of budget b are the
+// first flips of every larger budget.
+func (a AttackParams) Incremental() bool {
+	s, ok := attack.Default().Lookup(a.Attack)
+	return ok && s.Incremental
+}
+
 // Gradient reports whether the spec's attack differentiates a model.
 func (a AttackParams) Gradient() bool {
 	s, ok := attack.Default().Lookup(a.Attack)
@@ -50,10 +58,19 @@ func (a AttackParams) Gradient() bool {
 // a surrogate GCN trained with AttackSeed, or model-free) for each budget,
 // without victims.
 func (s Perturb) Run(ctx context.Context, p *data.Problem, h Hooks) (*GlobalResult, error) {
+	return s.Continue(ctx, p, nil, h)
+}
+
+// Continue is Run for an incremental attack (Incremental) that starts
+// from prev, the flips of a smaller budget computed by the same spec (its
+// ε aside) on p: the result is Run's, with the work of prev saved.
+func (s Perturb) Continue(ctx context.Context, p *data.Problem, prev []attack.Flip, h Hooks) (*GlobalResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return protocol.Run(ctx, s.AttackParams.config(attack.Options{}, h), p)
+	cfg := s.AttackParams.config(attack.Options{}, h)
+	cfg.Prev = prev
+	return protocol.Run(ctx, cfg, p)
 }
 
 // config is the protocol.Config of the parameters (no victims).

@@ -34,6 +34,11 @@ type Config struct {
 	// budget (its flips and victim accuracies) is done — to save or report
 	// it before the remaining budgets of a long run; an error stops Run.
 	OnBudget func(res *Result, b BudgetResult) error
+	// Prev, for an incremental attack (attack.Spec.Incremental), holds the
+	// flips of a smaller budget computed earlier with the same attack,
+	// seed and options: the first budget continues from them instead of
+	// starting on the clean graph, with the same result.
+	Prev []attack.Flip
 }
 
 // VictimResult is a victim's test accuracy on one graph.
@@ -91,6 +96,17 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	if err := checkEpsilons(spec, cfg.Epsilons); err != nil {
 		return nil, err
 	}
+	if len(cfg.Prev) > 0 {
+		if !spec.Incremental {
+			return nil, fmt.Errorf("attack %s is not incremental: it cannot continue from earlier flips", spec.Name)
+		}
+		if len(cfg.Epsilons) > 0 && len(cfg.Prev) > attack.Budget(cfg.Epsilons[0], p.Adj.Nnz()/2) {
+			return nil, fmt.Errorf("attack %s: %d earlier flips exceed the first budget", spec.Name, len(cfg.Prev))
+		}
+		if err := attack.CheckFlips(cfg.Prev, p.Adj.Rows, -1); err != nil {
+			return nil, fmt.Errorf("earlier flips: %w", err)
+		}
+	}
 	progress := stageProgress(cfg.Progress)
 	a, err := spec.New(cfg.Options)
 	if err != nil {
@@ -116,7 +132,7 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 		}
 		res.Clean = append(res.Clean, VictimResult{Name: v.Name, Accuracy: acc})
 	}
-	var prev []attack.Flip
+	prev := cfg.Prev
 	for _, eps := range cfg.Epsilons {
 		from := prev
 		if !spec.Incremental {
