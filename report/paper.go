@@ -119,7 +119,7 @@ func ours(rs []store.Result, c paperCell) []float64 {
 	}
 	switch col := c.Column; {
 	case col == "cert_attr_add_del":
-		take("certify", func(r store.Result) bool { return binary(r) && pairOf(r) == pPair{Add: 0.01, Del: 0.6, Attr: true} },
+		take("certify", func(r store.Result) bool { return binary(r) && pairOf(r) == pPair{Add: 0.001, Del: 0.4, Attr: true} },
 			"accumulated_certifications")
 	case col == "cert_add_del":
 		take("certify", pair(0.001, 0.4), "accumulated_certifications")

@@ -117,8 +117,8 @@ type Certify struct {
 	PAdd float64 `param:"p_add" help:"p₊, probability of adding an absent edge"`
 	PDel float64 `param:"p_del" help:"p₋, probability of deleting an edge"`
 	// PAddAtt and PDelAtt smooth the binary attributes instead of the
-	// structure (the paper's Table 6 column "attributes": 0.01 and 0.6,
-	// sparse smoothing's defaults).
+	// structure (the paper's Table 6 column "attributes": 0.001 and 0.4,
+	// the probabilities of the edges).
 	PAddAtt float64 `param:"p_add_att" key:"omitdefault" help:"attribute smoothing: p₊, probability of setting a 0 attribute to 1 (binary attributes; instead of p_add/p_del)"`
 	PDelAtt float64 `param:"p_del_att" key:"omitdefault" help:"attribute smoothing: p₋, probability of clearing a 1 attribute"`
 	// Samples and PreSamples are n₁ (votes) and n₀ (pre-votes: the top
