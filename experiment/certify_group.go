@@ -183,7 +183,7 @@ func runCertify(ctx context.Context, env *Env, s task.Certify) (*Output, error) 
 				names[i] += "_" + m.spec.Model.Normalization // SM† beside SM at the same T
 			}
 		}
-		env.logf("  certify %s p+=%g p-=%g seed=%d: %d runs share the samples (%s)", s.Dataset, s.PAdd, s.PDel, s.Seed,
+		env.logf("  certify %s %s seed=%d: %d runs share the samples (%s)", s.Dataset, noiseLabel(s), s.Seed,
 			len(specs), strings.Join(names, ", "))
 		start := time.Now()
 		outs, bad, err := certifyOutputs(ctx, env, specs, fmt.Sprintf("%d models", len(specs)))
@@ -275,7 +275,7 @@ func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what st
 	h := cps.hooks(task.Hooks{Progress: func(stage string, done, total int) {
 		if time.Since(last) > 10*time.Second {
 			last = time.Now()
-			env.logf("    certify %s p+=%g p-=%g: %s %d/%d", what, p0.PAdd, p0.PDel, stage, done, total)
+			env.logf("    certify %s %s: %s %d/%d", what, noiseLabel(p0), stage, done, total)
 		}
 	}}, pr.NumNodes(), pr.NumClasses, p0.Samples)
 	if h.Resume != nil {
@@ -287,7 +287,7 @@ func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what st
 				from = append(from, "0")
 			}
 		}
-		env.logf("    certify %s p+=%g p-=%g: votes resumed from saved samples (%s of %d)", what, p0.PAdd, p0.PDel,
+		env.logf("    certify %s %s: votes resumed from saved samples (%s of %d)", what, noiseLabel(p0),
 			strings.Join(from, ", "), p0.Samples)
 	}
 	vfs, err := task.SampleGroup(ctx, specs, pr, trained, env.SampleWorkers, h)
@@ -314,4 +314,13 @@ func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what st
 		outs[i] = &Output{Metrics: m, Artifacts: map[string]string{"votes": sha}}
 	}
 	return outs, -1, nil
+}
+
+// noiseLabel names the smoothing distribution of c for progress lines:
+// the edges' flip probabilities, or the attributes' where c smooths them.
+func noiseLabel(c task.Certify) string {
+	if c.PAddAtt != 0 || c.PDelAtt != 0 {
+		return fmt.Sprintf("attributes p+=%g p-=%g", c.PAddAtt, c.PDelAtt)
+	}
+	return fmt.Sprintf("p+=%g p-=%g", c.PAdd, c.PDel)
 }
