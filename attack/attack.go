@@ -17,6 +17,11 @@ type Env struct {
 	Seed    uint64
 	// Progress, if set, reports work done out of total for the current budget.
 	Progress func(done, total int)
+	// Flips, if set, is called by incremental attacks (Spec.Incremental)
+	// after every flip with all flips so far, so that a long run can be
+	// checkpointed and continued from them; the slice is only valid during
+	// the call.
+	Flips func(flips []Flip)
 }
 
 func (e *Env) progress(done, total int) {

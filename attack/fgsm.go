@@ -83,6 +83,9 @@ func (a *FGSM) Perturb(ctx context.Context, env *Env, prev []Flip, budget int) (
 			return nil, err
 		}
 		env.progress(len(flips), budget)
+		if env.Flips != nil {
+			env.Flips(flips)
+		}
 	}
 	return flips, nil
 }

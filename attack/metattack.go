@@ -55,6 +55,16 @@ func (a *Metattack) Perturb(ctx context.Context, env *Env, prev []Flip, budget i
 	}
 	o := a.Options
 	o.Seed, o.SelfLabels = env.Seed, a.self // the loss on the default unlabelled nodes, val ∪ test
+	if env.Flips != nil {
+		var buf []Flip
+		o.OnFlip = func(pairs [][2]int) {
+			buf = buf[:0]
+			for _, f := range pairs {
+				buf = append(buf, Flip{U: int32(f[0]), V: int32(f[1])})
+			}
+			env.Flips(buf)
+		}
+	}
 	pairs := make([][2]int, len(prev))
 	for i, f := range prev {
 		pairs[i] = [2]int{int(f.U), int(f.V)}

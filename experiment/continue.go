@@ -2,7 +2,14 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/data"
@@ -81,4 +88,124 @@ func (e *Env) smallerBudget(ctx context.Context, s task.Perturb, p *data.Problem
 	}
 	secs, _ = best.Metrics["attack_seconds"].(float64)
 	return prev, eps, secs, true, nil
+}
+
+// flipCheckpoint keeps the flips of a running perturb run of an incremental
+// attack in <artifacts>/partial/<run key>.flips.json: written atomically at
+// most once per checkpointAfter while the attack flips, read when the run
+// starts again (Perturb.Continue gives the same result from them), removed
+// when the run's result is stored. A Metattack budget takes minutes to
+// hours; a stopped sitting then loses at most a minute of it.
+type flipCheckpoint struct {
+	env  *Env
+	path string
+	mu   sync.Mutex
+	last time.Time
+}
+
+// flipFile is the checkpoint's content.
+type flipFile struct {
+	Key   string     `json:"key"`
+	Flips [][2]int32 `json:"flips"`
+}
+
+func newFlipCheckpoint(env *Env, key string) *flipCheckpoint {
+	dir := env.Store.ArtifactDir()
+	if dir == "" {
+		return nil
+	}
+	return &flipCheckpoint{env: env, path: filepath.Join(dir, "partial", key+".flips.json"), last: time.Now()}
+}
+
+// load returns the saved flips (nil if there are none, or they are not
+// valid flips of n nodes within budget: then the run starts without them).
+func (c *flipCheckpoint) load(key string, n, budget int) []attack.Flip {
+	if c == nil {
+		return nil
+	}
+	b, err := os.ReadFile(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var f flipFile
+	if err == nil {
+		err = json.Unmarshal(b, &f)
+	}
+	if err == nil && f.Key != key {
+		err = fmt.Errorf("saved for run %s", f.Key)
+	}
+	flips := make([]attack.Flip, len(f.Flips))
+	for i, p := range f.Flips {
+		flips[i] = attack.Flip{U: p[0], V: p[1]}
+	}
+	if err == nil {
+		err = attack.CheckFlips(flips, n, budget)
+	}
+	if err != nil {
+		c.env.logf("  perturb: ignoring the saved flips %s: %v", c.path, err)
+		return nil
+	}
+	return flips
+}
+
+// save writes flips, at most once per checkpointAfter; a failed write is
+// logged and the attack goes on (only the flips of a stopped run are at
+// stake).
+func (c *flipCheckpoint) save(key string) func([]attack.Flip) {
+	return func(flips []attack.Flip) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		after := c.env.checkpointAfter
+		if after == 0 {
+			after = checkpointAfter
+		}
+		if time.Since(c.last) < after {
+			return
+		}
+		c.last = time.Now()
+		f := flipFile{Key: key, Flips: make([][2]int32, len(flips))}
+		for i, fl := range flips {
+			f.Flips[i] = [2]int32{fl.U, fl.V}
+		}
+		if err := writeAtomic(c.path, f); err != nil {
+			c.env.logf("  perturb: could not save the flips so far (the attack goes on; a stop now loses them): %v", err)
+		}
+	}
+}
+
+// remove deletes the saved flips (the run's result is stored).
+func (c *flipCheckpoint) remove() {
+	if c == nil {
+		return
+	}
+	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.env.logf("  perturb: removing %s: %v", c.path, err)
+	}
+}
+
+// writeAtomic writes v as JSON to path through a temporary file in the same
+// folder, so a reader sees the old file or the new one, never a part.
+func writeAtomic(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }

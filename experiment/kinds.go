@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/task"
 )
@@ -73,6 +74,8 @@ func certifyKind() *Kind {
 // budget, flips, added, removed, attack_seconds (of the whole budget, the
 // continued-from run's included), surrogate_clean_acc,
 // surrogate_perturbed_acc, mode; continued_from (its ε) when continued.
+// Its flips so far are checkpointed (flipCheckpoint): a stopped run
+// resumes from them (resumed_flips; attack_seconds then of this run only).
 func perturbKind() *Kind {
 	return specKind("perturb", "compute a transfer/model-free global attack on the clean graph, store the perturbed graph",
 		nil, task.Perturb{}.Defaults, func(ctx context.Context, env *Env, s task.Perturb) (*Output, error) {
@@ -87,19 +90,44 @@ func perturbKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
-			if cont {
+			hooks := env.attackHooks(s.AttackParams)
+			var cp *flipCheckpoint
+			resumed := 0
+			if s.Incremental() {
+				key, _, err := env.Kinds.Dependency("perturb", ParamsOf(&s))
+				if err != nil {
+					return nil, err
+				}
+				if cp = newFlipCheckpoint(env, key); cp != nil {
+					budget := attack.Budget(s.Epsilons[0], p.Adj.Nnz()/2)
+					if saved := cp.load(key, p.Adj.Rows, budget); len(saved) > len(prev) {
+						prev, cont, resumed = saved, false, len(saved)
+					}
+					hooks.Flips = cp.save(key)
+				}
+			}
+			switch {
+			case resumed > 0:
+				env.logf("  %s ε=%v: resuming from the saved flips (%d)", s.Attack, task.Format(s.Epsilons), resumed)
+			case cont:
 				env.logf("  %s ε=%v: continuing from the stored ε=%v (%d flips)", s.Attack, task.Format(s.Epsilons), from, len(prev))
 			}
-			res, err := s.Continue(ctx, p, prev, env.attackHooks(s.AttackParams))
+			res, err := s.Continue(ctx, p, prev, hooks)
 			if err != nil {
 				return nil, err
 			}
 			out, err := budgetOutput(env, res)
-			if err != nil || !cont {
-				return out, err
+			if err != nil {
+				return nil, err
 			}
-			out.Metrics["continued_from"] = from
-			out.Metrics["attack_seconds"] = prevSecs + res.Budgets[0].Seconds
+			cp.remove() // the runner stores the result next
+			switch {
+			case resumed > 0:
+				out.Metrics["resumed_flips"] = resumed
+			case cont:
+				out.Metrics["continued_from"] = from
+				out.Metrics["attack_seconds"] = prevSecs + res.Budgets[0].Seconds
+			}
 			return out, nil
 		})
 }

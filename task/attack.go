@@ -77,7 +77,7 @@ func (s Perturb) Continue(ctx context.Context, p *data.Problem, prev []attack.Fl
 func (a AttackParams) config(o attack.Options, h Hooks) protocol.Config {
 	o.Epochs, o.BlockSize = a.Epochs, a.BlockSize
 	return protocol.Config{Attack: a.Attack, Epsilons: a.Epsilons, Seed: uint64(a.AttackSeed), Loss: a.Loss, Options: o,
-		Progress: h.Progress}
+		Progress: h.Progress, Flips: h.Flips}
 }
 
 // AttackResult is the outcome of Attack.Run: Global for a global attack,

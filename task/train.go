@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
@@ -28,6 +29,10 @@ type Hooks struct {
 	Resume          []*certify.Partial
 	Checkpoint      func(parts []*certify.Partial) error
 	CheckpointEvery int
+	// Flips receives every flip so far of an incremental global attack
+	// (FGSM, Metattack) after each flip: a checkpoint that Perturb.Continue
+	// continues from with the same result.
+	Flips func(flips []attack.Flip)
 }
 
 func (h Hooks) epoch(stage string) func(int, float64, float64) {

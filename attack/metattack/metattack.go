@@ -43,6 +43,9 @@ type Options struct {
 	SelfLabels []int32
 	// Unlabeled are the nodes of the attack loss; nil: p.Val ∪ p.Test.
 	Unlabeled []int
+	// OnFlip, if set, is called after every flip with all flips so far
+	// (valid during the call only): a checkpoint to Continue from.
+	OnFlip func(flips [][2]int)
 }
 
 func (o Options) withDefaults() Options {
@@ -208,6 +211,9 @@ func Continue(ctx context.Context, p *data.Problem, prev [][2]int, budget int, o
 		cur = next
 		res.Flips = append(res.Flips, pair)
 		flipped[i] = append(flipped[i], j)
+		if o.OnFlip != nil {
+			o.OnFlip(res.Flips)
+		}
 		if progress != nil {
 			progress(step+1, budget)
 		}

@@ -34,6 +34,10 @@ type Config struct {
 	// budget (its flips and victim accuracies) is done — to save or report
 	// it before the remaining budgets of a long run; an error stops Run.
 	OnBudget func(res *Result, b BudgetResult) error
+	// Flips, if set, receives every flip so far of an incremental attack
+	// after each flip (attack.Env.Flips): a checkpoint to continue from
+	// with Prev.
+	Flips func(flips []attack.Flip)
 	// Prev, for an incremental attack (attack.Spec.Incremental), holds the
 	// flips of a smaller budget computed earlier with the same attack,
 	// seed and options: the first budget continues from them instead of
@@ -118,7 +122,7 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 	}
 	res := &Result{CleanAdj: p.Adj, Dataset: p.Name, Attack: spec.Name, Mode: "transfer", Loss: lossName, Seed: cfg.Seed,
 		Edges: p.Adj.Nnz() / 2}
-	env := &attack.Env{Problem: p, Targets: p.Test, Loss: loss, Seed: cfg.Seed}
+	env := &attack.Env{Problem: p, Targets: p.Test, Loss: loss, Seed: cfg.Seed, Flips: cfg.Flips}
 	if err := checkPoisoning(spec, cfg.Victims); err != nil {
 		return nil, err
 	}
