@@ -130,3 +130,45 @@ grid: {epsilon: ` + eps + `}
 		})
 	}
 }
+
+// TestExecuteAllOnePool: several experiments run as one grid on one pool:
+// every run once, recorded with the first experiment that has it, and
+// resumed as a whole.
+func TestExecuteAllOnePool(t *testing.T) {
+	dir := fixture.DataDir(t)
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a, err := Parse([]byte("name: a\nfixed: {dataset: citeseer, model: gcn, max_epochs: 3, kind: train}\ngrid: {seed: [0, 1, 5]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse([]byte("name: b\nfixed: {dataset: citeseer, model: gcn, max_epochs: 3}\ngrid: {seed: [0, 1, 5], kind: [train, eval]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Store: st, Kinds: DefaultKinds(), DataDir: dir}
+	sum, err := ExecuteAll(ctx, env, []*Experiment{a, b}, RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != 6 || sum.Ran != 6 || sum.Failed != 0 || sum.Experiment != "a, b" {
+		t.Fatalf("summary %+v, want 6 distinct runs of a, b", sum)
+	}
+	rs, err := st.Query(ctx, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if want := map[string]string{"train": "a", "eval": "b"}[r.Kind]; r.Experiment != want {
+			t.Errorf("%s run recorded by %q, want %q", r.Kind, r.Experiment, want)
+		}
+	}
+	sum, err = ExecuteAll(ctx, env, []*Experiment{a, b}, RunOptions{Workers: 2})
+	if err != nil || sum.AlreadyDone != 6 || sum.Ran != 0 {
+		t.Fatalf("second run %+v %v", sum, err)
+	}
+}

@@ -102,31 +102,17 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	workers := max(o.Workers, 1)
 	env := &Env{Store: st, Kinds: DefaultKinds(), DataDir: o.DataDir, Log: o.Progress,
 		SampleWorkers: max(1, runtime.GOMAXPROCS(0)/workers)}
-	if len(es) > 1 {
-		// Queue every file's runs first, so that runs of one file can take
-		// along the runs of another that share their work (the certificates
-		// of certification.yaml and temperature.yaml draw the same samples).
-		for _, e := range es {
-			runs, err := e.Expand(env.Kinds)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", e.Name, err)
-			}
-			if _, err := Enqueue(ctx, st, e.Name, runs, true); err != nil {
-				return nil, fmt.Errorf("%s: %w", e.Name, err)
-			}
-		}
-	}
-	var sum Summary
-	for _, e := range es {
-		env.Experiment = e.Name
-		// A rerun of reproduce retries what failed before (the main job
-		// should not need a flag to recover from a transient failure).
-		s, err := Execute(ctx, env, e, RunOptions{Workers: workers, Progress: o.Progress, StatusEvery: 30 * time.Second,
-			RetryFailed: true})
-		if err != nil {
-			return nil, err
-		}
-		sum.add(s)
+	// One pool for every file (ExecuteAll): the runs of all files are
+	// queued before the first starts, so that runs of one file take along
+	// the runs of another that share their work (the certificates of
+	// certification.yaml and temperature.yaml draw the same samples) and no
+	// worker waits for the last run of one file while the next has work.
+	// A rerun of reproduce retries what failed before (the main job should
+	// not need a flag to recover from a transient failure).
+	sum, err := ExecuteAll(ctx, env, es, RunOptions{Workers: workers, Progress: o.Progress, StatusEvery: 30 * time.Second,
+		RetryFailed: true})
+	if err != nil {
+		return nil, err
 	}
 	notes = append(notes, sum.Notes...)
 	elapsed := time.Since(start).Seconds()
@@ -154,25 +140,6 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	return &ReproduceResult{Dataset: o.Dataset, Quick: o.Quick, Paper: o.Paper, Notes: notes, Summary: sum, Verdicts: report.Verdicts(rs),
 		Files: files, Tables: rep.Tables, Seconds: elapsed, Store: st.Path(), markdown: rep.Markdown(""),
 		attacks: report.HasKind(rs, "attack")}, nil
-}
-
-// add counts the runs of s into the sum of several experiments.
-func (sum *Summary) add(s Summary) {
-	if sum.Experiment == "" {
-		sum.Experiment = s.Experiment
-	} else {
-		sum.Experiment += ", " + s.Experiment
-	}
-	sum.Total += s.Total
-	sum.AlreadyDone += s.AlreadyDone
-	sum.Ran += s.Ran
-	sum.Failed += s.Failed
-	sum.Unavailable += s.Unavailable
-	sum.ByOthers += s.ByOthers
-	sum.FailedBefore += s.FailedBefore
-	sum.Failures = append(sum.Failures, s.Failures...)
-	sum.Notes = append(sum.Notes, s.Notes...)
-	sum.Seconds += s.Seconds
 }
 
 // WriteText prints the report's tables and the comparison of Soft Medoid

@@ -102,6 +102,70 @@ func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summ
 	return x.sum, nil
 }
 
+// ExecuteAll executes several experiments as one grid on one worker pool,
+// as Execute does one: every experiment's runs are planned and queued
+// (each recorded with its own experiment's name; a run that an earlier
+// experiment has too counts there only) before the first starts, then
+// handed out in order, trainings first, so that no worker idles at the end
+// of one experiment while another has runs to give, and runs of different
+// experiments that share their work (certify runs drawing the same
+// samples) find each other in the queue.
+func ExecuteAll(ctx context.Context, env *Env, es []*Experiment, opt RunOptions) (Summary, error) {
+	if len(es) == 1 {
+		return Execute(ctx, env, es[0], opt)
+	}
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name
+	}
+	x := &execution{env: env, opt: opt, start: time.Now(), sum: Summary{Experiment: strings.Join(names, ", ")},
+		running: map[string]time.Time{}, unavailable: map[string]bool{}, names: map[string]string{}}
+	var todo []Run
+	for _, e := range es {
+		runs, err := e.Expand(env.Kinds)
+		if err != nil {
+			return x.sum, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		own := runs[:0:0]
+		for _, r := range runs {
+			if _, seen := x.names[r.Key]; !seen {
+				x.names[r.Key] = e.Name
+				own = append(own, r)
+			}
+		}
+		total, done := x.sum.Total, x.sum.AlreadyDone
+		t, err := x.planRuns(ctx, own)
+		if err != nil {
+			return x.sum, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		x.logf("%s: %d runs, %d already done, %d to run", e.Name, x.sum.Total-total, x.sum.AlreadyDone-done, len(t))
+		if err := x.enqueue(ctx, e.Name, t); err != nil {
+			return x.sum, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		todo = append(todo, t...)
+	}
+	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Kind == "train" && todo[j].Kind != "train" })
+	x.todo = len(todo)
+	l := newLease(env.Store, opt.Worker, opt.Lease)
+	stopStatus := x.statusEvery(opt.StatusEvery)
+	err := x.runClaimed(ctx, l, max(opt.Workers, 1), x.gridSource(l, todo))
+	stopStatus()
+	if err != nil {
+		return x.sum, err
+	}
+	x.sum.Seconds = time.Since(x.start).Seconds()
+	for _, n := range x.sum.Notes {
+		x.logf("note: %s", n)
+	}
+	if x.missing != nil {
+		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs: %w", x.sum.Experiment, x.finished, x.sum.Total, x.missing)
+	}
+	if err := ctx.Err(); err != nil {
+		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs (rerun to resume): %w", x.sum.Experiment, x.finished, x.sum.Total, err)
+	}
+	return x.sum, nil
+}
+
 // execution is the state of one Execute: the summary so far and the runs
 // in flight, guarded by mu.
 type execution struct {
@@ -119,6 +183,7 @@ type execution struct {
 	halt        context.CancelFunc // stops feeding runs
 	longest     time.Duration      // the longest run so far
 	experiments map[string]string  // run key -> experiment that enqueued it (workers)
+	names       map[string]string  // run key -> its experiment (ExecuteAll)
 }
 
 // enqueue puts todo in the store's queue (training first) and, if asked,
@@ -158,6 +223,12 @@ func (x *execution) plan(ctx context.Context, e *Experiment) ([]Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	return x.planRuns(ctx, runs)
+}
+
+// planRuns is plan for expanded runs; the summary's counts add up over
+// calls (ExecuteAll plans several experiments).
+func (x *execution) planRuns(ctx context.Context, runs []Run) ([]Run, error) {
 	if len(x.opt.Only) > 0 {
 		keep := runs[:0]
 		for _, r := range runs {
@@ -167,7 +238,7 @@ func (x *execution) plan(ctx context.Context, e *Experiment) ([]Run, error) {
 		}
 		runs = keep
 	}
-	x.sum.Total = len(runs)
+	x.sum.Total += len(runs)
 	keys := make([]string, len(runs))
 	for i, r := range runs {
 		keys[i] = r.Key
@@ -245,7 +316,11 @@ func (x *execution) runRecorded(ctx context.Context, r Run, pre *companionSet) (
 	label := r.Label()
 	x.mu.Lock()
 	x.running[label] = time.Now()
-	if name := x.experiments[r.Key]; name != "" {
+	name := x.experiments[r.Key]
+	if name == "" {
+		name = x.names[r.Key]
+	}
+	if name != "" {
 		ctx = withExperiment(ctx, name)
 	}
 	x.mu.Unlock()
