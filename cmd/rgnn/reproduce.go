@@ -34,9 +34,11 @@ to every model; --quick runs PR-BCD with 50 epochs and a block of 1e5 pairs.
 experiment files runtime, bias, figure1, certification (every model of Tables 1 and 6,
 edges added, deleted and both, and attributes), temperature (Figure 6),
 global_attacks (DICE, FGSM, PGD, PR-BCD, GR-BCD), nettack (each model's own 40
-targets, budget degree + 2) and metattack into one store; every file's runs are
-queued first, so the certificates of one seed and smoothing distribution (up to
-20 models) share their sampled graphs. The report shows every table and figure
+targets, budget degree + 2) and metattack into one store, as one grid on one pool
+of --workers: every file's runs are queued first, so the certificates of one seed
+and smoothing distribution (up to 20 models) share their sampled graphs, and a
+larger budget of FGSM or Metattack continues from the smaller one's flips (a
+stopped Metattack from the flips it saved). The report shows every table and figure
 next to the paper's numbers. On cora_ml it takes more than ten hours on a 2-core
 machine (BENCHMARKS.md, "The paper's protocol"); it is resumable, so it can run
 in sittings (scripts/paper-run keeps the results in the repository between them).`,
