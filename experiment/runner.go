@@ -77,14 +77,21 @@ func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summ
 	if err != nil {
 		return x.sum, err
 	}
-	x.todo = len(todo)
 	x.logf("%s: %d runs, %d already done, %d to run", e.Name, x.sum.Total, x.sum.AlreadyDone, len(todo))
 	if err := x.enqueue(ctx, e.Name, todo); err != nil {
 		return x.sum, err
 	}
-	l := newLease(env.Store, opt.Worker, opt.Lease)
-	stopStatus := x.statusEvery(opt.StatusEvery)
-	err = x.runClaimed(ctx, l, max(opt.Workers, 1), x.gridSource(l, todo))
+	return x.runGrid(ctx, todo)
+}
+
+// runGrid runs the planned and queued runs todo on the worker pool and
+// returns the summary: a missing dataset or a cancelled ctx end it with an
+// error that says how far it got.
+func (x *execution) runGrid(ctx context.Context, todo []Run) (Summary, error) {
+	x.todo = len(todo)
+	l := newLease(x.env.Store, x.opt.Worker, x.opt.Lease)
+	stopStatus := x.statusEvery(x.opt.StatusEvery)
+	err := x.runClaimed(ctx, l, max(x.opt.Workers, 1), x.gridSource(l, todo))
 	stopStatus()
 	if err != nil {
 		return x.sum, err
@@ -93,11 +100,12 @@ func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summ
 	for _, n := range x.sum.Notes {
 		x.logf("note: %s", n)
 	}
+	name := x.sum.Experiment
 	if x.missing != nil {
-		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs: %w", e.Name, x.finished, x.sum.Total, x.missing)
+		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs: %w", name, x.finished, x.sum.Total, x.missing)
 	}
 	if err := ctx.Err(); err != nil {
-		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs (rerun to resume): %w", e.Name, x.finished, x.sum.Total, err)
+		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs (rerun to resume): %w", name, x.finished, x.sum.Total, err)
 	}
 	return x.sum, nil
 }
@@ -145,25 +153,7 @@ func ExecuteAll(ctx context.Context, env *Env, es []*Experiment, opt RunOptions)
 		todo = append(todo, t...)
 	}
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Kind == "train" && todo[j].Kind != "train" })
-	x.todo = len(todo)
-	l := newLease(env.Store, opt.Worker, opt.Lease)
-	stopStatus := x.statusEvery(opt.StatusEvery)
-	err := x.runClaimed(ctx, l, max(opt.Workers, 1), x.gridSource(l, todo))
-	stopStatus()
-	if err != nil {
-		return x.sum, err
-	}
-	x.sum.Seconds = time.Since(x.start).Seconds()
-	for _, n := range x.sum.Notes {
-		x.logf("note: %s", n)
-	}
-	if x.missing != nil {
-		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs: %w", x.sum.Experiment, x.finished, x.sum.Total, x.missing)
-	}
-	if err := ctx.Err(); err != nil {
-		return x.sum, fmt.Errorf("%s: stopped after %d of %d runs (rerun to resume): %w", x.sum.Experiment, x.finished, x.sum.Total, err)
-	}
-	return x.sum, nil
+	return x.runGrid(ctx, todo)
 }
 
 // execution is the state of one Execute: the summary so far and the runs
