@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -77,41 +78,15 @@ func sortFlips(f []Flip) {
 	})
 }
 
-// FlipsBetween returns the flips that turn clean into pert (both symmetric
-// n×n adjacencies; an entry of value 0 is no edge): every pair u < v that
-// is an edge in one and not the other, row-major. ApplyFlips(clean, the
-// result) has pert's edges.
+// FlipsBetween returns the flips that turn clean into pert (symmetric
+// adjacencies of the same shape; an entry of value 0 is no edge): every
+// pair u < v that is an edge in one and not the other, row-major
+// (data.DiffEdges). ApplyFlips(clean, the result) has pert's edges.
 func FlipsBetween(clean, pert *tensor.CSR) ([]Flip, error) {
-	if clean.Rows != pert.Rows || clean.Cols != pert.Cols || clean.Rows != clean.Cols {
-		return nil, fmt.Errorf("attack: graphs of %d×%d and %d×%d nodes, want the same square shape",
-			clean.Rows, clean.Cols, pert.Rows, pert.Cols)
-	}
 	var flips []Flip
-	row := func(a *tensor.CSR, u int) []int32 {
-		var out []int32
-		for k := a.Indptr[u]; k < a.Indptr[u+1]; k++ {
-			if v := a.Indices[k]; int(v) > u && a.Values[k] != 0 {
-				out = append(out, v)
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-		return out
-	}
-	for u := 0; u < clean.Rows; u++ {
-		a, b := row(clean, u), row(pert, u)
-		i, j := 0, 0
-		for i < len(a) || j < len(b) {
-			switch {
-			case j == len(b) || (i < len(a) && a[i] < b[j]):
-				flips = append(flips, Flip{int32(u), a[i]})
-				i++
-			case i == len(a) || b[j] < a[i]:
-				flips = append(flips, Flip{int32(u), b[j]})
-				j++
-			default:
-				i, j = i+1, j+1
-			}
-		}
+	err := data.DiffEdges(clean, pert, func(u, v int32, _ bool) { flips = append(flips, Flip{u, v}) })
+	if err != nil {
+		return nil, fmt.Errorf("attack: %w", err)
 	}
 	return flips, nil
 }

@@ -30,21 +30,40 @@ func SavePerturbedGraph(path string, clean, perturbed *tensor.CSR, extra ...npz.
 // SavePerturbation writes the compact form of perturbed against clean
 // (see SavePerturbedGraph), atomically.
 func SavePerturbation(path string, clean, perturbed *tensor.CSR, extra ...npz.Entry) error {
-	if clean.Rows != perturbed.Rows || clean.Cols != perturbed.Cols {
-		return fmt.Errorf("perturbation %s: clean graph %d×%d, perturbed %d×%d", path, clean.Rows, clean.Cols,
-			perturbed.Rows, perturbed.Cols)
-	}
 	var added, removed []int64
+	err := DiffEdges(clean, perturbed, func(u, v int32, add bool) {
+		if add {
+			added = append(added, int64(u), int64(v))
+		} else {
+			removed = append(removed, int64(u), int64(v))
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("perturbation %s: %w", path, err)
+	}
+	entries := append([]npz.Entry{npz.I64("added", []int{len(added) / 2, 2}, added),
+		npz.I64("removed", []int{len(removed) / 2, 2}, removed),
+		npz.I64("shape", []int{2}, []int64{int64(clean.Rows), int64(clean.Cols)})}, extra...)
+	return npz.WriteFile(path, entries...)
+}
+
+// DiffEdges calls fn for every pair u < v that is an edge (a nonzero entry)
+// of exactly one of clean and perturbed (CSR, the same shape), in row-major
+// order; added says that it is perturbed's.
+func DiffEdges(clean, perturbed *tensor.CSR, fn func(u, v int32, added bool)) error {
+	if clean.Rows != perturbed.Rows || clean.Cols != perturbed.Cols {
+		return fmt.Errorf("clean graph %d×%d, perturbed %d×%d", clean.Rows, clean.Cols, perturbed.Rows, perturbed.Cols)
+	}
 	for u := 0; u < clean.Rows; u++ {
 		a, b := upperRow(clean, u), upperRow(perturbed, u)
 		i, j := 0, 0
 		for i < len(a) || j < len(b) {
 			switch {
 			case j == len(b) || i < len(a) && a[i] < b[j]:
-				removed = append(removed, int64(u), int64(a[i]))
+				fn(int32(u), a[i], false)
 				i++
 			case i == len(a) || b[j] < a[i]:
-				added = append(added, int64(u), int64(b[j]))
+				fn(int32(u), b[j], true)
 				j++
 			default:
 				i++
@@ -52,10 +71,7 @@ func SavePerturbation(path string, clean, perturbed *tensor.CSR, extra ...npz.En
 			}
 		}
 	}
-	entries := append([]npz.Entry{npz.I64("added", []int{len(added) / 2, 2}, added),
-		npz.I64("removed", []int{len(removed) / 2, 2}, removed),
-		npz.I64("shape", []int{2}, []int64{int64(clean.Rows), int64(clean.Cols)})}, extra...)
-	return npz.WriteFile(path, entries...)
+	return nil
 }
 
 // upperRow lists row u's nonzero columns above the diagonal, ascending.

@@ -25,6 +25,15 @@ const (
 	checkpointAfter = time.Minute
 )
 
+// checkpointInterval is the least time between two checkpoints of a run
+// (checkpointAfter unless a test set Env.checkpointAfter).
+func (e *Env) checkpointInterval() time.Duration {
+	if e.checkpointAfter != 0 {
+		return e.checkpointAfter
+	}
+	return checkpointAfter
+}
+
 // voteCheckpoints keeps the partial votes of certify runs in
 // <artifacts>/partial/<spec hash>.npz: written atomically while they
 // sample, read when the run starts again, removed when its votes are
@@ -91,11 +100,7 @@ func (c *voteCheckpoints) resume(n, classes, samples int) []*certify.Partial {
 func (c *voteCheckpoints) save(parts []*certify.Partial) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	after := c.env.checkpointAfter
-	if after == 0 {
-		after = checkpointAfter
-	}
-	if time.Since(c.last) < after {
+	if time.Since(c.last) < c.env.checkpointInterval() {
 		return nil
 	}
 	c.last = time.Now()

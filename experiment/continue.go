@@ -14,6 +14,7 @@ import (
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/task"
 )
 
@@ -23,20 +24,13 @@ import (
 // largest smaller ε whose perturbed graph is on disk. It returns that run's
 // flips, ε and attack seconds; ok is false when there is none (the run
 // then starts on the clean graph). A stored graph that does not match its
-// run's metrics is not used.
-func (e *Env) smallerBudget(ctx context.Context, s task.Perturb, p *data.Problem) (prev []attack.Flip, eps, secs float64, ok bool, err error) {
-	if !s.Incremental() || len(s.Epsilons) != 1 {
-		return nil, 0, 0, false, nil
-	}
+// run's metrics is not used. want is the key of s's own run.
+func (e *Env) smallerBudget(ctx context.Context, s task.Perturb, want string, p *data.Problem) (prev []attack.Flip, eps, secs float64, ok bool, err error) {
 	k, found := e.Kinds.Lookup("perturb")
-	if !found {
+	if !found || len(s.Epsilons) != 1 {
 		return nil, 0, 0, false, nil
 	}
 	own := ParamsOf(&s)
-	want, _, err := e.Kinds.Dependency("perturb", own)
-	if err != nil {
-		return nil, 0, 0, false, err
-	}
 	filter := map[string]string{}
 	for _, name := range []string{"dataset", "attack", "seed"} {
 		if v, ok := own[name]; ok {
@@ -155,11 +149,7 @@ func (c *flipCheckpoint) save(key string) func([]attack.Flip) {
 	return func(flips []attack.Flip) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		after := c.env.checkpointAfter
-		if after == 0 {
-			after = checkpointAfter
-		}
-		if time.Since(c.last) < after {
+		if time.Since(c.last) < c.env.checkpointInterval() {
 			return
 		}
 		c.last = time.Now()
@@ -167,7 +157,14 @@ func (c *flipCheckpoint) save(key string) func([]attack.Flip) {
 		for i, fl := range flips {
 			f.Flips[i] = [2]int32{fl.U, fl.V}
 		}
-		if err := writeAtomic(c.path, f); err != nil {
+		b, err := json.Marshal(f)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(c.path), 0o755)
+		}
+		if err == nil {
+			err = npz.AtomicWrite(c.path, b)
+		}
+		if err != nil {
 			c.env.logf("  perturb: could not save the flips so far (the attack goes on; a stop now loses them): %v", err)
 		}
 	}
@@ -181,31 +178,4 @@ func (c *flipCheckpoint) remove() {
 	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.env.logf("  perturb: removing %s: %v", c.path, err)
 	}
-}
-
-// writeAtomic writes v as JSON to path through a temporary file in the same
-// folder, so a reader sees the old file or the new one, never a part.
-func writeAtomic(path string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }

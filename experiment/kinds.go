@@ -86,16 +86,20 @@ func perturbKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
-			prev, from, prevSecs, cont, err := env.smallerBudget(ctx, s, p)
-			if err != nil {
-				return nil, err
-			}
 			hooks := env.attackHooks(s.AttackParams)
-			var cp *flipCheckpoint
-			resumed := 0
+			var (
+				prev           []attack.Flip
+				from, prevSecs float64
+				cont           bool
+				cp             *flipCheckpoint
+				resumed        int
+			)
 			if s.Incremental() {
 				key, _, err := env.Kinds.Dependency("perturb", ParamsOf(&s))
 				if err != nil {
+					return nil, err
+				}
+				if prev, from, prevSecs, cont, err = env.smallerBudget(ctx, s, key, p); err != nil {
 					return nil, err
 				}
 				if cp = newFlipCheckpoint(env, key); cp != nil {
