@@ -114,3 +114,55 @@ func BenchmarkForwardBackwardNarrow(b *testing.B) {
 	}
 	reportCPU(b, c0)
 }
+
+// BenchmarkGramBlocks is the matrix-product part of the Soft Medoid's
+// distances alone, for one neighbourhood of k = 64 rows of d = 64 in the
+// cache: the blocks on and above the diagonal that workspace.distances
+// computes (two diagonal 32-blocks without their lower-left 16×16 tiles,
+// one whole 32×32 block; 163,840 multiply-adds). It reports the rate in
+// GFLOP/s: the ceiling of the kernels on this core, against which the
+// forward pass's time is read (BenchmarkForward computes 2,810 of these,
+// 0.92 GFLOP).
+func BenchmarkGramBlocks(b *testing.B) {
+	const nk, d = 64, 64
+	rng := rand.New(rand.NewPCG(3, 3))
+	xs := make([]float32, nk*d)
+	for i := range xs {
+		xs[i] = float32(rng.NormFloat64())
+	}
+	xt := make([]float32, nk*d) // per 32-column block the d×32 transpose
+	for bj := 0; bj < nk/gramBlock; bj++ {
+		for c := 0; c < gramBlock; c++ {
+			for t := 0; t < d; t++ {
+				xt[bj*gramBlock*d+t*gramBlock+c] = xs[(bj*gramBlock+c)*d+t]
+			}
+		}
+	}
+	dist := make([]float32, nk*nk)
+	var ws workspace
+	gram := func() {
+		for bi := 0; bi < nk/gramBlock; bi++ {
+			xsI := xs[bi*gramBlock*d : (bi+1)*gramBlock*d]
+			for bj := bi; bj < nk/gramBlock; bj++ {
+				j0 := bj * gramBlock
+				xtJ := xt[bj*gramBlock*d : (bj+1)*gramBlock*d]
+				if bj == bi && gemmDiag(dist[bi*gramBlock*nk+j0:], nk, xsI, xtJ, d) {
+					continue
+				}
+				gemmStrided(dist[bi*gramBlock*nk+j0:], nk, xsI, xtJ, gramBlock, d, gramBlock, gramBlock, &ws)
+			}
+		}
+	}
+	gram()
+	macs := 2*(16*32+2*8*16)*d + 32*32*d
+	if !gemmDiag(make([]float32, gramBlock*nk), nk, xs, xt, d) { // whole diagonal blocks here
+		macs = 3 * 32 * 32 * d
+	}
+	b.ReportAllocs()
+	c0 := cpuSeconds()
+	for b.Loop() {
+		gram()
+	}
+	reportCPU(b, c0)
+	b.ReportMetric(2*float64(macs)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

@@ -340,6 +340,7 @@ func (x *execution) stillOpen(ctx context.Context, l *lease, rs []Run) ([]Run, e
 			x.finished++
 		case store.Failed:
 			x.sum.FailedBefore++
+			delete(x.left, r.Key)
 			x.finished++
 			x.logf("[%d/%d] failed before, not retried: %s: %s", x.finished, x.sum.Total, r.Label(), e.Error)
 		default:

@@ -89,6 +89,7 @@ func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summ
 // error that says how far it got.
 func (x *execution) runGrid(ctx context.Context, todo []Run) (Summary, error) {
 	x.todo = len(todo)
+	x.planTimeLeft(ctx, todo)
 	l := newLease(x.env.Store, x.opt.Worker, x.opt.Lease)
 	stopStatus := x.statusEvery(x.opt.StatusEvery)
 	err := x.runClaimed(ctx, l, max(x.opt.Workers, 1), x.gridSource(l, todo))
@@ -174,6 +175,11 @@ type execution struct {
 	longest     time.Duration      // the longest run so far
 	experiments map[string]string  // run key -> experiment that enqueued it (workers)
 	names       map[string]string  // run key -> its experiment (ExecuteAll)
+	// The time left: the grid's runs without a result yet, the runs in
+	// flight by key, and what runs like them cost (eta.go).
+	left    map[string]Run
+	started map[string]time.Time
+	cost    *costModel
 }
 
 // enqueue puts todo in the store's queue (training first) and, if asked,
@@ -278,6 +284,7 @@ func (x *execution) statusEvery(d time.Duration) (stop func()) {
 // status prints the progress, an estimate of the time left and the runs in
 // flight.
 func (x *execution) status() {
+	x.refreshLeft()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var names []string
@@ -287,10 +294,13 @@ func (x *execution) status() {
 	sort.Strings(names)
 	el := time.Since(x.start)
 	eta := ""
-	// A time left from the runs done so far, once they are a tenth of the
-	// grid: the first runs (trainings, a certify run that takes its
-	// companions along) say little about the rest.
-	if n := x.sum.Ran + x.sum.Failed; n > 0 && n >= max(3, x.todo/10) {
+	if d, ok := x.timeLeft(); ok {
+		eta = fmt.Sprintf(", ~%s left", d.Round(time.Second))
+	} else if n := x.sum.Ran + x.sum.Failed; n > 0 && n >= max(3, x.todo/10) {
+		// Without stored times of runs like these: from the runs done so
+		// far, once they are a tenth of the grid (the first runs,
+		// trainings and a certify run that takes its companions along, say
+		// little about the rest).
 		rest := x.todo - n - x.sum.Unavailable
 		eta = fmt.Sprintf(", ~%s left", (el / time.Duration(n) * time.Duration(rest)).Round(time.Second))
 	}
@@ -306,6 +316,9 @@ func (x *execution) runRecorded(ctx context.Context, r Run, pre *companionSet) (
 	label := r.Label()
 	x.mu.Lock()
 	x.running[label] = time.Now()
+	if x.started != nil {
+		x.started[r.Key] = time.Now()
+	}
 	name := x.experiments[r.Key]
 	if name == "" {
 		name = x.names[r.Key]
@@ -332,6 +345,7 @@ func (x *execution) runRecorded(ctx context.Context, r Run, pre *companionSet) (
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	delete(x.running, label)
+	delete(x.started, r.Key)
 	x.longest = max(x.longest, took)
 	switch {
 	case err == nil:
@@ -352,6 +366,7 @@ func (x *execution) runRecorded(ctx context.Context, r Run, pre *companionSet) (
 				Experiment: x.experiments[r.Key], Params: r.Params, Error: err.Error(), At: time.Now()}) == nil
 		}
 		x.sum.Unavailable++
+		delete(x.left, r.Key)
 		if !x.unavailable[r.Kind] {
 			x.unavailable[r.Kind] = true
 			x.sum.Notes = append(x.sum.Notes, fmt.Sprintf("%s runs skipped: %v", r.Kind, err))
@@ -362,6 +377,7 @@ func (x *execution) runRecorded(ctx context.Context, r Run, pre *companionSet) (
 		recorded = true
 		x.sum.Failed++
 		x.finished++
+		delete(x.left, r.Key)
 		x.sum.Failures = append(x.sum.Failures, fmt.Sprintf("%s [%s]: %v", label, r.Key, err))
 		x.logf("[%d/%d] FAIL %s: %v", x.finished, x.sum.Total, label, err)
 	}
