@@ -211,28 +211,20 @@ func (m *SoftKMedoid) softWeights(ws *workspace, sel []int, a *tensor.CSR, dist 
 	cw := grow(ws.gc, nk)
 	ws.gc = cw
 	weightedSum(cw, dist, nk, w)
-	for i := 0; i < nk; i++ {
-		c := float64(cw[i])
-		if math.IsNaN(c) || math.IsInf(c, 0) {
-			c = math.MaxFloat32
-		}
-		crit[i] = -c * invT
-	}
+	critFromSums(crit, cw, invT)
 	softmax64(s, crit)
 	if !m.correct() {
 		copy(sh, s)
 		return 0
 	}
 	var z float64
-	for i, pi := range sel {
-		z += s[i] * float64(a.Values[pi])
+	for i := range sel {
+		z += s[i] * float64(w[i]) // w[i] = a.Values[sel[i]]
 	}
-	for i, pi := range sel {
-		if z > 0 {
-			sh[i] = s[i] * float64(a.Values[pi]) / z
-		} else {
-			sh[i] = 0
-		}
+	if z > 0 {
+		mulDiv(sh, s, w, z)
+	} else {
+		clear(sh[:nk])
 	}
 	return z
 }
@@ -258,7 +250,8 @@ func (ws *workspace) gatherInto(sel []int, a *tensor.CSR, x *tensor.Dense) {
 type workspace struct {
 	xs, xt, blk, c, tmp []float32
 	nrm, w, gc, gy, rs  []float32
-	crit, e, gs, gc64   []float64
+	crit, e, gs         []float64
+	tv                  []float64 // ∂L/∂w through the weight correction
 	sel                 []int
 	rows                []int32 // the selected entries' columns (gatherRows)
 	keys                []uint64
@@ -422,22 +415,14 @@ const smallD = 16
 // softmax64 writes softmax(z) into s (log-sum-exp, float64; the
 // exponentials four at a time with math.Exp's bits, tensor.ExpVec).
 func softmax64(s, z []float64) {
-	m := math.Inf(-1)
-	for _, v := range z {
-		m = max(m, v)
-	}
 	s = s[:len(z)]
-	for i, v := range z {
-		s[i] = v - m
-	}
+	shiftByMax(s, z)
 	tensor.ExpVec(s, s)
 	var sum float64
 	for _, e := range s {
 		sum += e
 	}
-	for i := range s {
-		s[i] /= sum
-	}
+	divBy(s, sum)
 }
 
 // rowDist returns the buffer for row r's nk×nk distances: the kept ones,
@@ -500,8 +485,8 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 		for i := range gy {
 			gy[i] = float32(float64(g[i]) * scale)
 		}
-		e, gs, gc := grow(ws.e, nk), grow(ws.gs, nk), grow(ws.gc64, nk)
-		ws.e, ws.gs, ws.gc64 = e, gs, gc
+		e, gs := grow(ws.e, nk), grow(ws.gs, nk)
+		ws.e, ws.gs = e, gs
 		// The selected rows, and gy as one more row (for the product
 		// below); the distances again where Forward did not keep them
 		// (computing them gathers the rows into ws.xs, made large enough
@@ -551,35 +536,31 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 		}
 		// ∂L/∂s (through the weight correction) and ∂L/∂w directly.
 		if corr {
-			z := st.norm[r]
-			for i, pi := range sel {
-				w := float64(a.Values[pi])
-				if z > 0 {
-					gs[i] = w / z * (e[i] - ebar)
-					if gradVals != nil {
-						gradVals[pi] += float32(s[i] / z * (e[i] - ebar))
+			if z := st.norm[r]; z > 0 {
+				tv := grow(ws.tv, nk)
+				ws.tv = tv
+				corrGrads(gs, tv, s, e, ws.weights(sel, a), z, ebar)
+				if gradVals != nil {
+					for i, pi := range sel {
+						gradVals[pi] += float32(tv[i])
 					}
-				} else {
-					gs[i] = 0
 				}
+			} else {
+				clear(gs)
 			}
 		} else {
 			copy(gs, e)
 		}
-		// Softmax: ∂L/∂z_a = s_a (gs_a − Σ s_b gs_b); z = −c/T.
+		// Softmax: ∂L/∂z_a = s_a (gs_a − Σ s_b gs_b); z = −c/T, so
+		// ∂L/∂c_a = −s_a (gs_a − Σ s_b gs_b) / T, in float32 for below.
 		var sg float64
 		for i := range gs {
 			sg += s[i] * gs[i]
 		}
-		for i := range gc {
-			gc[i] = -s[i] * (gs[i] - sg) * invT // ∂L/∂c_a
-		}
 		// c_a = Σ_b w_b D_ab: ∂L/∂w_b += Σ_a gc_a D_ab = (D gc)_b (D symmetric).
 		gc32 := grow(ws.gc, nk)
 		ws.gc = gc32
-		for i, v := range gc {
-			gc32[i] = float32(v)
-		}
+		softGrad(gc32, s, gs, sg, invT)
 		if gradVals != nil {
 			dg := grow(ws.tmp, nk)
 			ws.tmp = dg
