@@ -18,10 +18,14 @@ import (
 // results, only idle goroutines, at most GOMAXPROCS−1 of them, started on
 // first use.
 
-// task asks a worker to take chunks of f until none are left.
+// task is one chunk of rows for a worker.
 type task struct {
-	f  *fixedRun
-	wg *sync.WaitGroup
+	fn            func(chunk, lo, hi int)
+	chunk, lo, hi int
+	wg            *sync.WaitGroup
+	// f, when set, makes the task take chunks from f until none are left
+	// (runFixed); fn, chunk, lo and hi are then unused.
+	f *fixedRun
 }
 
 type workerPool struct {
@@ -43,18 +47,22 @@ func (p *workerPool) ensure(n int) {
 
 func work(tasks <-chan task) {
 	for t := range tasks {
-		t.f.drain()
+		if t.f != nil {
+			t.f.drain()
+		} else {
+			t.fn(t.chunk, t.lo, t.hi)
+		}
 		t.wg.Done()
 	}
 }
 
 // chunking returns how many chunks of at least grain rows [0, n) is cut
-// into (at most chunksPerProc per GOMAXPROCS) and their size.
+// into (at most GOMAXPROCS) and their size.
 func chunking(n, grain int) (chunks, size int) {
 	if n <= 0 {
 		return 0, 0
 	}
-	chunks = max(1, min(chunksPerProc*runtime.GOMAXPROCS(0), (n+grain-1)/max(grain, 1)))
+	chunks = max(1, min(runtime.GOMAXPROCS(0), (n+grain-1)/max(grain, 1)))
 	size = (n + chunks - 1) / chunks
 	return (n + size - 1) / size, size
 }
@@ -66,7 +74,7 @@ type par struct {
 	f  fixedRun
 }
 
-// fixedRun hands out the chunks of run and runFixed to whoever asks next.
+// fixedRun hands out the chunks of runFixed to whoever asks next.
 type fixedRun struct {
 	next           atomic.Int64
 	n, size, count int
@@ -126,34 +134,20 @@ func (p *par) runFixed(n int, fn func(chunk, lo, hi int)) {
 	f.fn = nil
 }
 
-// chunksPerProc is how many chunks per thread run cuts rows into: the
-// threads take them as they finish the last, so a thread slowed down (by
-// another process, or by rows that cost more) takes fewer, and the threads
-// end together (2-core forward of the Soft Medoid: 1.86× → ~1.95× its
-// one-core speed with the rows in halves).
-const chunksPerProc = 4
-
-// run calls fn(chunk, lo, hi) for the chunks of chunking(n, grain), on the
-// calling goroutine and up to GOMAXPROCS−1 workers, each taking the next
-// chunk when done with the last, and returns when all are done. Every
-// chunk has its own scratch (indexed by chunk) and rows do not depend on
-// each other, so results do not depend on who ran which chunk.
+// run calls fn(chunk, lo, hi) for the chunks of chunking(n, grain), chunk 0
+// on the calling goroutine, and returns when all are done.
 func (p *par) run(n, grain int, fn func(chunk, lo, hi int)) {
 	chunks, size := chunking(n, grain)
 	if chunks == 0 {
 		return
 	}
-	f := &p.f
-	f.next.Store(0)
-	f.n, f.size, f.count, f.fn = n, size, chunks, fn
-	if workers := min(runtime.GOMAXPROCS(0), chunks); workers > 1 {
-		pool.ensure(workers - 1)
-		p.wg.Add(workers - 1)
-		for w := 1; w < workers; w++ {
-			pool.tasks <- task{f: f, wg: &p.wg}
+	if chunks > 1 {
+		pool.ensure(chunks - 1)
+		p.wg.Add(chunks - 1)
+		for c := 1; c < chunks; c++ {
+			pool.tasks <- task{fn: fn, chunk: c, lo: c * size, hi: min((c+1)*size, n), wg: &p.wg}
 		}
 	}
-	f.drain()
+	fn(0, 0, min(size, n))
 	p.wg.Wait()
-	f.fn = nil
 }
