@@ -23,6 +23,9 @@ var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512CD && cpu.X86.HasAVX512BW
 func gemm512AVX(out *float32, ldc int, a, b *float32, m, k, n int)
 
 //go:noescape
+func fmaPeakAVX(n int)
+
+//go:noescape
 func gemm8x16AVX(out *float32, ldc int, a *float32, k int, b *float32)
 
 //go:noescape

@@ -512,3 +512,39 @@ gcol:
 	JNZ     grow
 	VZEROUPPER
 	RET
+
+// func fmaPeakAVX(n int)
+//
+// n iterations of eight independent 16-lane fused multiply-adds, nothing
+// else: this core's multiply-add ceiling (BenchmarkFMAPeak), against which
+// the GEMM kernels' rates are read.
+TEXT ·fmaPeakAVX(SB), NOSPLIT, $0-8
+	MOVQ   n+0(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	TESTQ  CX, CX
+	JLE    fpdone
+
+fploop:
+	VFMADD231PS Z8, Z9, Z0
+	VFMADD231PS Z8, Z9, Z1
+	VFMADD231PS Z8, Z9, Z2
+	VFMADD231PS Z8, Z9, Z3
+	VFMADD231PS Z8, Z9, Z4
+	VFMADD231PS Z8, Z9, Z5
+	VFMADD231PS Z8, Z9, Z6
+	VFMADD231PS Z8, Z9, Z7
+	DECQ        CX
+	JNZ         fploop
+
+fpdone:
+	VZEROUPPER
+	RET
