@@ -95,12 +95,21 @@ type flipCheckpoint struct {
 	path string
 	mu   sync.Mutex
 	last time.Time
+	// Where the run's flips began (origin): the smaller ε it continued
+	// from (0: the clean graph) and the attack's seconds before this
+	// sitting, so that a resumed run records both as an uninterrupted one.
+	from, base float64
+	start      time.Time
 }
 
-// flipFile is the checkpoint's content.
+// flipFile is the checkpoint's content. ContinuedFrom and Seconds are
+// absent in files of earlier versions (then the resumed run records its
+// own time only).
 type flipFile struct {
-	Key   string     `json:"key"`
-	Flips [][2]int32 `json:"flips"`
+	Key           string     `json:"key"`
+	Flips         [][2]int32 `json:"flips"`
+	ContinuedFrom float64    `json:"continued_from,omitempty"`
+	Seconds       float64    `json:"seconds,omitempty"`
 }
 
 func newFlipCheckpoint(env *Env, key string) *flipCheckpoint {
@@ -111,15 +120,25 @@ func newFlipCheckpoint(env *Env, key string) *flipCheckpoint {
 	return &flipCheckpoint{env: env, path: filepath.Join(dir, "partial", key+".flips.json"), last: time.Now()}
 }
 
+// origin records where the run's flips begin: continued from ε = from (0:
+// the clean graph) after secs seconds of attack.
+func (c *flipCheckpoint) origin(from, secs float64) {
+	if c != nil {
+		c.from, c.base, c.start = from, secs, time.Now()
+	}
+}
+
 // load returns the saved flips (nil if there are none, or they are not
-// valid flips of n nodes within budget: then the run starts without them).
-func (c *flipCheckpoint) load(key string, n, budget int) []attack.Flip {
+// valid flips of n nodes within budget: then the run starts without them),
+// the ε their run continued from (0: none) and the attack's seconds up to
+// them (0: not recorded).
+func (c *flipCheckpoint) load(key string, n, budget int) (flips []attack.Flip, from, secs float64) {
 	if c == nil {
-		return nil
+		return nil, 0, 0
 	}
 	b, err := os.ReadFile(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, 0, 0
 	}
 	var f flipFile
 	if err == nil {
@@ -128,18 +147,21 @@ func (c *flipCheckpoint) load(key string, n, budget int) []attack.Flip {
 	if err == nil && f.Key != key {
 		err = fmt.Errorf("saved for run %s", f.Key)
 	}
-	flips := make([]attack.Flip, len(f.Flips))
+	flips = make([]attack.Flip, len(f.Flips))
 	for i, p := range f.Flips {
 		flips[i] = attack.Flip{U: p[0], V: p[1]}
 	}
 	if err == nil {
 		err = attack.CheckFlips(flips, n, budget)
 	}
+	if err == nil && (!(f.ContinuedFrom >= 0) || !(f.Seconds >= 0)) {
+		err = fmt.Errorf("continued_from %v, seconds %v", f.ContinuedFrom, f.Seconds)
+	}
 	if err != nil {
 		c.env.logf("  perturb: ignoring the saved flips %s: %v", c.path, err)
-		return nil
+		return nil, 0, 0
 	}
-	return flips
+	return flips, f.ContinuedFrom, f.Seconds
 }
 
 // save writes flips, at most once per checkpointAfter; a failed write is
@@ -153,7 +175,10 @@ func (c *flipCheckpoint) save(key string) func([]attack.Flip) {
 			return
 		}
 		c.last = time.Now()
-		f := flipFile{Key: key, Flips: make([][2]int32, len(flips))}
+		f := flipFile{Key: key, Flips: make([][2]int32, len(flips)), ContinuedFrom: c.from}
+		if !c.start.IsZero() {
+			f.Seconds = c.base + time.Since(c.start).Seconds()
+		}
 		for i, fl := range flips {
 			f.Flips[i] = [2]int32{fl.U, fl.V}
 		}

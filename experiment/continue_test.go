@@ -109,17 +109,23 @@ grid: {epsilon: ` + eps + `}
 			resumed, envResumed := open()
 			envResumed.checkpointAfter = time.Nanosecond
 			cp := newFlipCheckpoint(envResumed, b.Key)
+			cp.origin(0.001, 12.5) // as a run that continued from ε = 0.001 after 12.5 s
 			cp.save(b.Key)(first)
-			if got := cp.load(b.Key, p.Adj.Rows, 1000); len(got) != len(first) {
-				t.Fatalf("saved %d flips, loaded %d", len(first), len(got))
+			if got, from, secs := cp.load(b.Key, p.Adj.Rows, 1000); len(got) != len(first) || from != 0.001 || secs < 12.5 {
+				t.Fatalf("saved %d flips from ε = 0.001 after 12.5 s, loaded %d from %v after %v s", len(first), len(got), from, secs)
 			}
-			if got := cp.load("another run", p.Adj.Rows, 1000); got != nil {
+			if got, _, _ := cp.load("another run", p.Adj.Rows, 1000); got != nil {
 				t.Fatal("flips of another run loaded")
 			}
 			run(envResumed, "[0.0025]")
 			c := get(resumed, "0.0025")
 			if c.Metrics["resumed_flips"] != float64(len(first)) {
 				t.Fatalf("resumed_flips %v, want %d", c.Metrics["resumed_flips"], len(first))
+			}
+			// It records what the saved flips say of their run, as the run
+			// would have uninterrupted.
+			if c.Metrics["continued_from"] != 0.001 || !(c.Metrics["attack_seconds"].(float64) >= 12.5) {
+				t.Fatalf("continued_from %v, attack_seconds %v; want 0.001 and at least 12.5", c.Metrics["continued_from"], c.Metrics["attack_seconds"])
 			}
 			if !bytes.Equal(graph(resumed, c), graph(alone, b)) {
 				t.Fatal("the resumed run's graph differs from the one computed from the clean graph")

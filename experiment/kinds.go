@@ -75,7 +75,8 @@ func certifyKind() *Kind {
 // continued-from run's included), surrogate_clean_acc,
 // surrogate_perturbed_acc, mode; continued_from (its ε) when continued.
 // Its flips so far are checkpointed (flipCheckpoint): a stopped run
-// resumes from them (resumed_flips; attack_seconds then of this run only).
+// resumes from them (resumed_flips; continued_from and attack_seconds as the
+// saved flips record them).
 func perturbKind() *Kind {
 	return specKind("perturb", "compute a transfer/model-free global attack on the clean graph, store the perturbed graph",
 		nil, task.Perturb{}.Defaults, func(ctx context.Context, env *Env, s task.Perturb) (*Output, error) {
@@ -104,9 +105,14 @@ func perturbKind() *Kind {
 				}
 				if cp = newFlipCheckpoint(env, key); cp != nil {
 					budget := attack.Budget(s.Epsilons[0], p.Adj.Nnz()/2)
-					if saved := cp.load(key, p.Adj.Rows, budget); len(saved) > len(prev) {
+					if saved, sFrom, sSecs := cp.load(key, p.Adj.Rows, budget); len(saved) > len(prev) {
 						prev, cont, resumed = saved, false, len(saved)
+						from, prevSecs = sFrom, sSecs
 					}
+					if !cont && resumed == 0 {
+						from, prevSecs = 0, 0
+					}
+					cp.origin(from, prevSecs)
 					hooks.Flips = cp.save(key)
 				}
 			}
@@ -127,7 +133,15 @@ func perturbKind() *Kind {
 			cp.remove() // the runner stores the result next
 			switch {
 			case resumed > 0:
+				// As an uninterrupted run would record it, where the saved
+				// flips say (files of earlier versions do not).
 				out.Metrics["resumed_flips"] = resumed
+				if from > 0 {
+					out.Metrics["continued_from"] = from
+				}
+				if prevSecs > 0 {
+					out.Metrics["attack_seconds"] = prevSecs + res.Budgets[0].Seconds
+				}
 			case cont:
 				out.Metrics["continued_from"] = from
 				out.Metrics["attack_seconds"] = prevSecs + res.Budgets[0].Seconds
