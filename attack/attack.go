@@ -64,6 +64,11 @@ type Options struct {
 	// that many neighbours of the target; 0, the default, is the direct
 	// attack.
 	Influencers int
+	// EnginePPREps is the push error of an adaptive attack's forward pass
+	// through a push-PPR victim (engine.PushPPR): 0, the default, is the
+	// victim's own preprocessing; a larger eps approximates it at a
+	// fraction of the cost (the victim is evaluated with its own).
+	EnginePPREps float64
 }
 
 // DegreeTests are the values of Options.DegreeTest: "paper" is the

@@ -22,6 +22,9 @@ type PRBCDSpec struct {
 	Block   int     // block size (default 1e6)
 	Samples int     // final Bernoulli samples (default 20)
 	Seed    uint64
+	// EnginePPREps, if > 0, is the push error of the attack's forward
+	// passes through a push-PPR victim (attack.Options.EnginePPREps).
+	EnginePPREps float64
 	// Progress, if set, sees the epochs done out of Epochs.
 	Progress func(done, total int)
 }
@@ -52,7 +55,7 @@ func RunPRBCD(ctx context.Context, p *data.Problem, victim model.Model, s PRBCDS
 	var walls []time.Time
 	var cpus []time.Duration
 	cfg := protocol.Config{Attack: "prbcd", Epsilons: []float64{s.Epsilon}, Seed: s.Seed, Adaptive: true,
-		Options: attack.Options{Epochs: s.Epochs, BlockSize: s.Block, Samples: s.Samples},
+		Options: attack.Options{Epochs: s.Epochs, BlockSize: s.Block, Samples: s.Samples, EnginePPREps: s.EnginePPREps},
 		Victims: []protocol.Victim{{Name: victim.Name(), Model: victim}},
 		Progress: func(stage string, done, total int) {
 			c, _ := cputime.Process()

@@ -145,8 +145,15 @@ func TestArxivPRBCDPPRGo(t *testing.T) {
 func arxivAdaptive(t *testing.T, name string) {
 	p, m := arxivVictim(t, name, model.Options{Seed: 0, K: 64, PPREps: 1e-4}, envInt(t, "RGNN_ARXIV_TRAIN", 100))
 	epochs := envInt(t, "RGNN_ARXIV_EPOCHS", 500)
+	var engineEps float64 // RGNN_ARXIV_ENGINE_EPS: the attack's push error (default: the model's)
+	if v := os.Getenv("RGNN_ARXIV_ENGINE_EPS"); v != "" {
+		var err error
+		if engineEps, err = strconv.ParseFloat(v, 64); err != nil || !(engineEps > 0) {
+			t.Fatalf("RGNN_ARXIV_ENGINE_EPS=%q: want a positive number", v)
+		}
+	}
 	start := time.Now()
-	res, err := RunPRBCD(context.Background(), p, m, PRBCDSpec{Epsilon: 0.1, Epochs: epochs, Progress: func(done, total int) {
+	res, err := RunPRBCD(context.Background(), p, m, PRBCDSpec{Epsilon: 0.1, Epochs: epochs, EnginePPREps: engineEps, Progress: func(done, total int) {
 		if done%max(1, min(25, total/10)) == 0 || done == total {
 			el := time.Since(start).Seconds()
 			t.Logf("epoch %d/%d, %.0f s, eta %.0f s", done, total, el, el/float64(done)*float64(total-done))
@@ -157,9 +164,9 @@ func arxivAdaptive(t *testing.T, name string) {
 	}
 	t.Logf("PR-BCD ε=0.1: budget %d, %d flips (+%d −%d); %s accuracy %.4f → %.4f", res.Budget, res.Flips,
 		res.Added, res.Removed, name, res.CleanAccuracy, res.Accuracy)
-	t.Logf("epoch %.2f s (%.2f CPU s; first %.2f s); whole attack %.0f s (%.0f CPU s); peak RSS %s; GOMAXPROCS %d",
+	t.Logf("epoch %.2f s (%.2f CPU s; first %.2f s); whole attack %.0f s (%.0f CPU s); peak RSS %s; GOMAXPROCS %d; engine push eps %v (0: the model's)",
 		res.EpochSeconds, res.EpochCPUSeconds, res.FirstEpochSeconds, res.Seconds, res.CPUSeconds, formatBytes(peakRSS()),
-		runtime.GOMAXPROCS(0))
+		runtime.GOMAXPROCS(0), engineEps)
 	if res.Accuracy > res.CleanAccuracy {
 		t.Errorf("accuracy %.4f → %.4f: the attack raised it", res.CleanAccuracy, res.Accuracy)
 	}

@@ -103,7 +103,7 @@ func (s Attack) Run(ctx context.Context, p *data.Problem, victims []*Trained, su
 	}
 	sm := surrogateModel(surrogate)
 	o := attack.Options{Variant: s.Variant, DegreeTest: s.DegreeTest, Refine: s.Refine, LRFactor: s.LRFactor,
-		Perturb: s.Perturb, Influencers: s.Influencers}
+		Perturb: s.Perturb, Influencers: s.Influencers, EnginePPREps: s.EnginePPREps}
 	if s.Targeted() {
 		return s.runTargeted(ctx, p, victims, sm, o, h)
 	}

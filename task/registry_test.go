@@ -1,6 +1,8 @@
 package task
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/rgnn/rgnn/attack/engine"
@@ -98,6 +100,27 @@ func TestHugeKIsClamped(t *testing.T) {
 					t.Fatalf("%s: k=1e6 gives %v, k=n %v", name, out[i], logits[i])
 				}
 			}
+		}
+	}
+}
+
+// engine_ppr_eps is a push error for adaptive attacks only.
+func TestAttackEnginePPREpsValidated(t *testing.T) {
+	a := Attack{}.Defaults()
+	a.Attack, a.Epsilons = "prbcd", []float64{0.1}
+	a.Model.Model = "sm_gdc"
+	for _, c := range []struct {
+		eps      float64
+		adaptive bool
+		ok       bool
+	}{{0, false, true}, {5e-4, true, true}, {5e-4, false, false}, {-1e-4, true, false}, {math.NaN(), true, false}, {math.Inf(1), true, false}} {
+		a.EnginePPREps, a.Adaptive = c.eps, c.adaptive
+		err := a.Validate()
+		if (err == nil) != c.ok {
+			t.Errorf("engine_ppr_eps %v adaptive %v: error %v, want ok %v", c.eps, c.adaptive, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "engine_ppr_eps") {
+			t.Errorf("error %q does not name engine_ppr_eps", err)
 		}
 	}
 }

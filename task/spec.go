@@ -186,6 +186,9 @@ type Attack struct {
 	Perturb string `param:"perturb" cli:"only" help:"nettack: what each greedy step may flip: structure (edges at the target), features (the target's binary features; needs --binary-attr) or both (the better of the two per step, as the original Nettack)"`
 	// Influencers > 0 makes Nettack an influencer (indirect) attack.
 	Influencers int `param:"influencers" cli:"only" help:"nettack: 0 attacks the target's own edges (direct, the default); K > 0 the influencer attack of the Nettack paper, whose flips touch only K of the target's neighbours (not the target)"`
+	// EnginePPREps is the push error of an adaptive attack's forward
+	// passes through a push-PPR victim (0: the victim's own).
+	EnginePPREps float64 `param:"engine_ppr_eps" cli:"only" help:"--adaptive attacks on a model with push PPR (a GDC model with --ppr-eps > 0, PPRGo): the push error of the attack's forward passes (0: the model's own; at arXiv size 2e-4 against the model's 1e-4 halves a PR-BCD epoch at the same strength); the attacked graph is evaluated with the model's own"`
 }
 
 // Defaults returns the spec with every parameter at its default.
@@ -465,6 +468,12 @@ func (a Attack) Validate() error {
 	}
 	if !slices.Contains(attack.Perturbs, a.Perturb) {
 		return bad("perturb", a.Perturb, "must be one of %s", strings.Join(attack.Perturbs, ", "))
+	}
+	if !(a.EnginePPREps >= 0) || math.IsInf(a.EnginePPREps, 0) {
+		return bad("engine_ppr_eps", a.EnginePPREps, "must be a number ≥ 0 (0: the model's own push error)")
+	}
+	if a.EnginePPREps > 0 && !a.Adaptive {
+		return bad("engine_ppr_eps", a.EnginePPREps, "applies to --adaptive attacks only (a transfer attack differentiates its GCN surrogate)")
 	}
 	if a.Influencers < 0 {
 		return bad("influencers", a.Influencers, "must be ≥ 0 (0: the direct attack)")

@@ -85,6 +85,22 @@ func NewPushPPR(m model.Model, p *data.Problem) (*PushPPR, error) {
 	return &PushPPR{m: m, x: p.X, alpha: cfg.Alpha, eps: cfg.Eps, k: cfg.K, n: p.Adj.Rows}, nil
 }
 
+// SetEps makes the forward pass push the perturbed graph's PPR with error
+// eps instead of the model's own (eps > 0): the gradients of a coarser
+// diffusion, for an attack that needs many forward passes. The push's
+// cost grows like 1/eps; entries up to 10·eps leave the diffusion
+// (minWeight).
+func (e *PushPPR) SetEps(eps float64) error {
+	if !(eps > 0) || math.IsInf(eps, 0) {
+		return fmt.Errorf("attack: push eps %v: want a positive number", eps)
+	}
+	e.eps = eps
+	return nil
+}
+
+// Eps is the push error of the forward pass.
+func (e *PushPPR) Eps() float64 { return e.eps }
+
 // AnyPair implements Engine: only pairs stored in the evaluated graph have
 // a gradient.
 func (e *PushPPR) AnyPair() bool { return false }

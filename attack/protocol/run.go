@@ -213,6 +213,15 @@ func attackedModel(ctx context.Context, cfg Config, spec attack.Spec, p *data.Pr
 	if env.Engine, err = engine.New(attacked, p, spec.DenseGradient); err != nil {
 		return err
 	}
+	if eps := cfg.Options.EnginePPREps; eps != 0 {
+		pe, ok := env.Engine.(*engine.PushPPR)
+		if !ok {
+			return fmt.Errorf("engine_ppr_eps %v: the attacked model %s has no push PPR to coarsen (it applies to GDC models with a push eps, --ppr-eps > 0, and to PPRGo models)", eps, attacked.Name())
+		}
+		if err := pe.SetEps(eps); err != nil {
+			return err
+		}
+	}
 	ev, err := env.Engine.Evaluate(p.Adj, env.Loss, p.Test, p.Labels, false)
 	if err != nil {
 		return err
