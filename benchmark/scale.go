@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -81,6 +82,10 @@ type ScaleSpec struct {
 	// K and Eps are the top-k PPR's k (64) and push error (1e-4); α = 0.15.
 	K   int
 	Eps float64
+	// EngineEps, if > 0, is the push error of the prbcd_sm_gdc stage's
+	// attack forward passes (attack.Options.EnginePPREps); 0: Eps, the
+	// model's own.
+	EngineEps float64
 	// Epochs is the number of training epochs of each training stage
 	// (default 2); a row reports the seconds per epoch after the first.
 	Epochs int
@@ -147,6 +152,8 @@ func (s ScaleSpec) Validate() error {
 		return fmt.Errorf("k %d: must be ≥ 1", s.K)
 	case !(s.Eps > 0):
 		return fmt.Errorf("eps %v: must be > 0", s.Eps)
+	case !(s.EngineEps >= 0) || math.IsInf(s.EngineEps, 0):
+		return fmt.Errorf("engine_eps %v: must be ≥ 0 (0: the model's eps)", s.EngineEps)
 	case s.Epochs < 1:
 		return fmt.Errorf("epochs %d: must be ≥ 1", s.Epochs)
 	case s.BatchSize < 1:
@@ -173,6 +180,7 @@ type ScaleJob struct {
 	PPRFile   string  `json:"ppr_file"` // the top-k PPR matrix the ppr stage writes and the PPRGo stages read
 	K         int     `json:"k"`
 	Eps       float64 `json:"eps"`
+	EngineEps float64 `json:"engine_eps,omitempty"` // prbcd_sm_gdc: the attack's push error (0: Eps)
 	Epochs    int     `json:"epochs"`
 	BatchSize int     `json:"batch_size"`
 	EvalNodes int     `json:"eval_nodes"`
@@ -223,7 +231,7 @@ func (s ScaleSpec) Jobs(n int) []ScaleJob {
 	file, ppr := s.Paths(n)
 	job := func(stage string) ScaleJob {
 		return ScaleJob{Stage: stage, Nodes: n, Preset: s.Preset, Seed: s.Seed, File: file, PPRFile: ppr,
-			K: s.K, Eps: s.Eps, Epochs: s.Epochs, BatchSize: s.BatchSize, EvalNodes: s.EvalNodes}
+			K: s.K, Eps: s.Eps, EngineEps: s.EngineEps, Epochs: s.Epochs, BatchSize: s.BatchSize, EvalNodes: s.EvalNodes}
 	}
 	var jobs []ScaleJob
 	if _, err := os.Stat(file); err != nil {
@@ -550,8 +558,12 @@ func scalePRBCD(ctx context.Context, job ScaleJob, reg *model.Registry, row *Sca
 		return err
 	}
 	epochs := max(job.Epochs, 2)
-	res, err := RunPRBCD(ctx, p, m, PRBCDSpec{Epsilon: 0.1, Epochs: epochs, Samples: 1, Seed: job.Seed,
-		Progress: func(done, total int) { h.progress("prbcd", done, total) }})
+	spec := PRBCDSpec{Epsilon: 0.1, Epochs: epochs, Samples: 1, Seed: job.Seed,
+		Progress: func(done, total int) { h.progress("prbcd", done, total) }}
+	if job.Stage == StagePRBCDSMGDC {
+		spec.EnginePPREps = job.EngineEps
+	}
+	res, err := RunPRBCD(ctx, p, m, spec)
 	if err != nil {
 		return err
 	}
@@ -559,5 +571,8 @@ func scalePRBCD(ctx context.Context, job ScaleJob, reg *model.Registry, row *Sca
 	row.Seconds, row.CPUSeconds = res.EpochSeconds, res.EpochCPUSeconds
 	row.Accuracy, row.Chance = res.Accuracy, largestShare(p.Labels, p.Test, g.NumClasses)
 	row.Note = fmt.Sprintf("ε=0.1: %d flips, %s %.3f → %.3f", res.Flips, name, res.CleanAccuracy, res.Accuracy)
+	if spec.EnginePPREps > 0 {
+		row.Note += fmt.Sprintf(" (the attack's push eps %g)", spec.EnginePPREps)
+	}
 	return nil
 }

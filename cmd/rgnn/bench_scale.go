@@ -58,6 +58,7 @@ func addScaleFlags(c *cobra.Command, s *scaleFlags) {
 	f.StringVar(&s.spec.Dir, "scale-dir", s.spec.Dir, "--scale: directory keeping the generated graphs, caches and PPR matrices")
 	f.IntVar(&s.spec.Epochs, "scale-epochs", s.spec.Epochs, "--scale: training epochs per training stage (timed: those after the first)")
 	f.IntVar(&s.spec.BatchSize, "scale-batch-size", s.spec.BatchSize, "--scale: mini-batch of the PPRGo stages (training nodes)")
+	f.Float64Var(&s.spec.EngineEps, "scale-engine-eps", 0, "--scale: push error of the prbcd_sm_gdc stage's attack forward passes (0: the model's 1e-4; as rgnn attack --engine-ppr-eps)")
 	f.StringVar(&s.stages, "scale-stages", "", "--scale: comma-separated stages to run ("+strings.Join(benchmark.ScaleStages, ", ")+
 		"; default all), plus those whose files they need and --scale-dir lacks")
 	f.StringVar(&s.stage, "scale-stage", "", "run one stage of --scale (internal)")
@@ -154,7 +155,7 @@ func childStage(quiet bool) benchmark.StageRunner {
 // must be ≥ 1").
 func scaleParamErr(err error) error {
 	flags := map[string]string{"preset": "scale-preset", "dir": "scale-dir", "epochs": "scale-epochs",
-		"batch": "scale-batch-size", "stages": "scale-stages", "sizes": "sizes"}
+		"batch": "scale-batch-size", "stages": "scale-stages", "sizes": "sizes", "engine_eps": "scale-engine-eps"}
 	msg := err.Error()
 	i := strings.IndexAny(msg+" ", " :")
 	if f, ok := flags[msg[:i]]; ok {

@@ -71,3 +71,15 @@ func TestBenchScaleBadSizes(t *testing.T) {
 		}
 	}
 }
+
+// A bad --scale-engine-eps is a usage error naming the flag.
+func TestBenchScaleBadEngineEps(t *testing.T) {
+	for _, eps := range []string{"-1e-4", "NaN", "+Inf"} {
+		cmd := rgnnCmd(t, "bench", "--scale", "--sizes", "10000", "--scale-engine-eps", eps, "--scale-dir", t.TempDir())
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || !strings.Contains(string(out), "--scale-engine-eps") {
+			t.Errorf("--scale-engine-eps %s: %v\n%s", eps, err, out)
+		}
+	}
+}
