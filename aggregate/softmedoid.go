@@ -534,12 +534,13 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 			e[i] = float64(e32[i])
 			ebar += sh[i] * e[i]
 		}
+		w := ws.weights(sel, a) // the selected entries' weights, for both gradients below
 		// ∂L/∂s (through the weight correction) and ∂L/∂w directly.
 		if corr {
 			if z := st.norm[r]; z > 0 {
 				tv := grow(ws.tv, nk)
 				ws.tv = tv
-				corrGrads(gs, tv, s, e, ws.weights(sel, a), z, ebar)
+				corrGrads(gs, tv, s, e, w, z, ebar)
 				if gradVals != nil {
 					for i, pi := range sel {
 						gradVals[pi] += float32(tv[i])
@@ -575,7 +576,6 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 		// sum's ŝ_a·gy as one more column −ŝ of C and row gy of X,
 		// ∂L/∂x_a = −(C'·X')_a: one small matrix product per row.
 		if gradX != nil {
-			w := ws.weights(sel, a)
 			// C' is stored (nk+1)×(nk+1) with −ŝ as its last column and
 			// also as its last row: the rows of C'ᵀ = [C; −ŝᵀ] (C is
 			// symmetric) are then rows of cm.

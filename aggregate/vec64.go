@@ -13,6 +13,20 @@ func shiftByMaxGeneric(s, z []float64) {
 	}
 }
 
+// divByGeneric is divBy's scalar loop.
+func divByGeneric(s []float64, d float64) {
+	for i := range s {
+		s[i] /= d
+	}
+}
+
+// mulDivGeneric is mulDiv's scalar loop.
+func mulDivGeneric(dst, s []float64, w []float32, z float64) {
+	for i, v := range w {
+		dst[i] = s[i] * float64(v) / z
+	}
+}
+
 // critFromSumsGeneric is critFromSums' scalar loop.
 func critFromSumsGeneric(crit []float64, cw []float32, invT float64) {
 	for i, v := range cw {

@@ -59,9 +59,7 @@ func divBy(s []float64, d float64) {
 	} else {
 		n4 = 0
 	}
-	for i := n4; i < len(s); i++ {
-		s[i] /= d
-	}
+	divByGeneric(s[n4:], d)
 }
 
 // critFromSums writes crit[i] = −c·invT with c = float64(cw[i]), or
@@ -88,9 +86,7 @@ func mulDiv(dst, s []float64, w []float32, z float64) {
 	} else {
 		n4 = 0
 	}
-	for i := n4; i < n; i++ {
-		dst[i] = s[i] * float64(w[i]) / z
-	}
+	mulDivGeneric(dst[n4:n], s[n4:n], w[n4:], z)
 }
 
 //go:noescape

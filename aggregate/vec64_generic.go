@@ -7,21 +7,13 @@ package aggregate
 
 func shiftByMax(s, z []float64) { shiftByMaxGeneric(s, z) }
 
-func divBy(s []float64, d float64) {
-	for i := range s {
-		s[i] /= d
-	}
-}
+func divBy(s []float64, d float64) { divByGeneric(s, d) }
 
 func critFromSums(crit []float64, cw []float32, invT float64) {
 	critFromSumsGeneric(crit[:len(cw)], cw, invT)
 }
 
-func mulDiv(dst, s []float64, w []float32, z float64) {
-	for i, v := range w {
-		dst[i] = s[i] * float64(v) / z
-	}
-}
+func mulDiv(dst, s []float64, w []float32, z float64) { mulDivGeneric(dst, s, w, z) }
 
 func corrGrads(gs, tv, s, e []float64, w []float32, z, ebar float64) {
 	corrGradsGeneric(gs, tv, s, e, w, z, ebar)

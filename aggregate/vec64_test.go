@@ -53,9 +53,7 @@ func TestVec64MatchesScalar(t *testing.T) {
 			copy(want, z)
 			d := rng.Float64() + 0.5
 			divBy(got, d)
-			for i := range want {
-				want[i] /= d
-			}
+			divByGeneric(want, d)
 			if !same(got, want) {
 				t.Fatalf("n %d: divBy %v, want %v", n, got, want)
 			}
@@ -67,9 +65,7 @@ func TestVec64MatchesScalar(t *testing.T) {
 			}
 			zz := rng.Float64() + 0.01
 			mulDiv(got, z, w, zz)
-			for i := range want {
-				want[i] = z[i] * float64(w[i]) / zz
-			}
+			mulDivGeneric(want, z, w, zz)
 			if !same(got, want) {
 				t.Fatalf("n %d: mulDiv %v, want %v", n, got, want)
 			}

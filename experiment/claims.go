@@ -446,7 +446,7 @@ type WorkOptions struct {
 // one that enqueued it.
 func Work(ctx context.Context, env *Env, o WorkOptions) (Summary, error) {
 	x := &execution{env: env, opt: RunOptions{Progress: o.Progress, StatusEvery: o.StatusEvery}, start: time.Now(),
-		sum: Summary{Experiment: "(queue)"}, running: map[string]time.Time{}, unavailable: map[string]bool{},
+		sum: Summary{Experiment: "(queue)"}, running: map[string]inFlight{}, unavailable: map[string]bool{},
 		experiments: map[string]string{}}
 	if o.RetryFailed {
 		n, err := env.Store.RetryFailed(ctx, nil)

@@ -121,7 +121,6 @@ func (x *execution) planTimeLeft(ctx context.Context, todo []Run) {
 	for _, r := range todo {
 		x.left[r.Key] = r
 	}
-	x.started = map[string]time.Time{}
 	x.cost = newCostModel()
 	if err := x.cost.load(ctx, x.env.Store); err != nil {
 		x.logf("note: no stored run times for the time left: %v", err)
@@ -172,9 +171,9 @@ func (x *execution) timeLeft() (time.Duration, bool) {
 	for _, r := range x.left {
 		left = append(left, r)
 	}
-	running := make(map[string]time.Duration, len(x.started))
-	for k, t := range x.started {
-		running[k] = time.Since(t)
+	running := make(map[string]time.Duration, len(x.running))
+	for k, f := range x.running {
+		running[k] = time.Since(f.since)
 	}
 	return x.cost.timeLeft(left, running, x.opt.Workers)
 }

@@ -71,7 +71,7 @@ func TestStatusTimeLeftFromStore(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	x := &execution{env: &Env{Store: st}, opt: RunOptions{Workers: 2, Progress: &buf}, start: now,
-		running: map[string]time.Time{}}
+		running: map[string]inFlight{}}
 	todo := []Run{
 		{Key: "k5", Kind: "train", Params: store.Params{"dataset": "citeseer", "model": "gcn", "seed": 5}},
 		{Key: "k6", Kind: "train", Params: store.Params{"dataset": "citeseer", "model": "gcn", "seed": 6}},

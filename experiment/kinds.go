@@ -109,10 +109,7 @@ func perturbKind() *Kind {
 						prev, cont, resumed = saved, false, len(saved)
 						from, prevSecs = sFrom, sSecs
 					}
-					if !cont && resumed == 0 {
-						from, prevSecs = 0, 0
-					}
-					cp.origin(from, prevSecs)
+					cp.origin(from, prevSecs) // zeros unless continued or resumed
 					hooks.Flips = cp.save(key)
 				}
 			}
@@ -131,19 +128,16 @@ func perturbKind() *Kind {
 				return nil, err
 			}
 			cp.remove() // the runner stores the result next
-			switch {
-			case resumed > 0:
-				// As an uninterrupted run would record it, where the saved
-				// flips say (files of earlier versions do not).
+			// A resumed run records what its saved flips say of where they
+			// began (files of earlier versions say nothing), as an
+			// uninterrupted one would.
+			if resumed > 0 {
 				out.Metrics["resumed_flips"] = resumed
-				if from > 0 {
-					out.Metrics["continued_from"] = from
-				}
-				if prevSecs > 0 {
-					out.Metrics["attack_seconds"] = prevSecs + res.Budgets[0].Seconds
-				}
-			case cont:
+			}
+			if from > 0 {
 				out.Metrics["continued_from"] = from
+			}
+			if prevSecs > 0 {
 				out.Metrics["attack_seconds"] = prevSecs + res.Budgets[0].Seconds
 			}
 			return out, nil

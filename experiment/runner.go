@@ -69,7 +69,7 @@ type Summary struct {
 // run is started, and that one error is returned.
 func Execute(ctx context.Context, env *Env, e *Experiment, opt RunOptions) (Summary, error) {
 	x := &execution{env: env, opt: opt, start: time.Now(), sum: Summary{Experiment: e.Name},
-		running: map[string]time.Time{}, unavailable: map[string]bool{}}
+		running: map[string]inFlight{}, unavailable: map[string]bool{}}
 	if env.Experiment == "" {
 		env.Experiment = e.Name
 	}
@@ -128,7 +128,7 @@ func ExecuteAll(ctx context.Context, env *Env, es []*Experiment, opt RunOptions)
 		names[i] = e.Name
 	}
 	x := &execution{env: env, opt: opt, start: time.Now(), sum: Summary{Experiment: strings.Join(names, ", ")},
-		running: map[string]time.Time{}, unavailable: map[string]bool{}, names: map[string]string{}}
+		running: map[string]inFlight{}, unavailable: map[string]bool{}, names: map[string]string{}}
 	var todo []Run
 	for _, e := range es {
 		runs, err := e.Expand(env.Kinds)
@@ -168,18 +168,23 @@ type execution struct {
 	sum         Summary
 	todo        int
 	finished    int
-	running     map[string]time.Time
+	running     map[string]inFlight // run key -> the run in flight
 	unavailable map[string]bool
 	missing     error              // the first *data.MissingError
 	halt        context.CancelFunc // stops feeding runs
 	longest     time.Duration      // the longest run so far
 	experiments map[string]string  // run key -> experiment that enqueued it (workers)
 	names       map[string]string  // run key -> its experiment (ExecuteAll)
-	// The time left: the grid's runs without a result yet, the runs in
-	// flight by key, and what runs like them cost (eta.go).
-	left    map[string]Run
-	started map[string]time.Time
-	cost    *costModel
+	// The time left: the grid's runs without a result yet and what runs
+	// like them cost (eta.go).
+	left map[string]Run
+	cost *costModel
+}
+
+// inFlight is a run being executed: its label and since when.
+type inFlight struct {
+	label string
+	since time.Time
 }
 
 // enqueue puts todo in the store's queue (training first) and, if asked,
@@ -288,8 +293,8 @@ func (x *execution) status() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var names []string
-	for l, t := range x.running {
-		names = append(names, fmt.Sprintf("%s (%.0f s)", l, time.Since(t).Seconds()))
+	for _, f := range x.running {
+		names = append(names, fmt.Sprintf("%s (%.0f s)", f.label, time.Since(f.since).Seconds()))
 	}
 	sort.Strings(names)
 	el := time.Since(x.start)
@@ -315,10 +320,7 @@ func (x *execution) status() {
 func (x *execution) runRecorded(ctx context.Context, r Run, pre *companionSet) (recorded bool) {
 	label := r.Label()
 	x.mu.Lock()
-	x.running[label] = time.Now()
-	if x.started != nil {
-		x.started[r.Key] = time.Now()
-	}
+	x.running[r.Key] = inFlight{label: label, since: time.Now()}
 	name := x.experiments[r.Key]
 	if name == "" {
 		name = x.names[r.Key]
@@ -344,8 +346,7 @@ func (x *execution) runRecorded(ctx context.Context, r Run, pre *companionSet) (
 	secs := took.Seconds()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	delete(x.running, label)
-	delete(x.started, r.Key)
+	delete(x.running, r.Key)
 	x.longest = max(x.longest, took)
 	switch {
 	case err == nil:
