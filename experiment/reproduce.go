@@ -45,15 +45,15 @@ func Reproduction(dataset string, quick bool) (*Experiment, error) {
 }
 
 // PaperReproduction returns the experiments of `rgnn reproduce --paper`:
-// the shipped files of the paper's evaluation (experiments.Paper), each
-// with its dataset set to dataset. They run one after the other into one
+// the shipped files of the paper's evaluation on dataset
+// (experiments.PaperFiles), each with its dataset set to dataset. They run one after the other into one
 // store, cached and resumable like any experiment.
 func PaperReproduction(dataset string) ([]*Experiment, error) {
 	if !datasetName.MatchString(dataset) {
 		return nil, fmt.Errorf("reproduce: invalid dataset name %q", dataset)
 	}
 	var out []*Experiment
-	for _, name := range experiments.Paper() {
+	for _, name := range experiments.PaperFiles(dataset) {
 		src, err := experiments.Read(name)
 		if err != nil {
 			return nil, err
@@ -82,7 +82,7 @@ func PaperSource(dataset string) (string, error) {
 		return "", fmt.Errorf("reproduce: invalid dataset name %q", dataset)
 	}
 	var b strings.Builder
-	for _, name := range experiments.Paper() {
+	for _, name := range experiments.PaperFiles(dataset) {
 		src, err := experiments.Read(name)
 		if err != nil {
 			return "", err

@@ -87,7 +87,7 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	defer st.Close()
 	notes := ReproduceNotes(o.Quick)
 	if o.Paper {
-		notes = []string{"the paper's whole evaluation: " + strings.Join(experiments.Paper(), ", ") +
+		notes = []string{"the paper's whole evaluation: " + strings.Join(experiments.PaperFiles(o.Dataset), ", ") +
 			" (the shipped experiment files) on " + o.Dataset + "; seeds 0, 1, 5; the reference protocol"}
 	}
 	logf := func(format string, args ...any) {
