@@ -19,7 +19,7 @@ import (
 )
 
 // AmortizeEpochs is the number of epochs the preprocessing time is spread
-// over in Row.TotalMs, as in the paper's Table 2.
+// over in Row.TotalMs, as in the paper's Table 1.
 const AmortizeEpochs = 200
 
 // variant says how an architecture (a table row) runs without and with GDC.
@@ -126,7 +126,7 @@ type Row struct {
 	EpochCPUMs float64 `json:"epoch_cpu_ms"`
 	TotalMs    float64 `json:"epoch_plus_prep_over_200_ms"`
 	Epochs     int     `json:"timed_epochs"`
-	PaperMs    float64 `json:"paper_ms,omitempty"` // the paper's Table 2 (GTX 1080 Ti), 0 = not in the paper
+	PaperMs    float64 `json:"paper_ms,omitempty"` // the paper's Table 1 (GTX 1080 Ti), 0 = not in the paper
 }
 
 // Run measures every selected architecture on every dataset.

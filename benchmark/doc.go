@@ -1,5 +1,5 @@
 // Package benchmark measures training time per epoch, the protocol of the
-// paper's Table 2 (Geisler et al., NeurIPS 2020): for every architecture,
+// paper's Table 1 (Geisler et al., NeurIPS 2020): for every architecture,
 // with and without GDC preprocessing, the mean and median wall time of one
 // full-batch training epoch (training-mode forward, loss, backward, Adam
 // step — the loop of train.Fit) after warm-up epochs, the one-off

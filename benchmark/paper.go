@@ -1,10 +1,10 @@
 package benchmark
 
-// paperTable2 is the paper's Table 2: ms per training epoch (200 epochs,
+// paperRuntimes is the paper's Table 1 (the runtimes): ms per training epoch (200 epochs,
 // preprocessing counted once) on one GeForce GTX 1080 Ti, without and with
 // GDC. Keys: dataset, architecture; values: {without, with}; 0 = "-" (OOM).
 // PubMed's figures are shown next to pubmed_synthetic, which has its shape.
-var paperTable2 = map[string]map[string][2]float64{
+var paperRuntimes = map[string]map[string][2]float64{
 	"cora_ml": {
 		"sm_gcn": {41.2, 210.9}, "svd_gcn": {119.4, 120.8}, "jaccard_gcn": {19.1, 147.8},
 		"rgcn": {8.7, 7.5}, "gcn": {5.1, 7.1}, "gat": {15.2, 65.6},
@@ -20,7 +20,7 @@ var paperTable2 = map[string]map[string][2]float64{
 }
 
 func paperMs(dataset, arch string, gdc bool) float64 {
-	v := paperTable2[dataset][arch]
+	v := paperRuntimes[dataset][arch]
 	if gdc {
 		return v[1]
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/rgnn/rgnn/tensor"
 )
 
-// Config parameterises Run; zero values mean the defaults of Figure 3.
+// Config parameterises Run; zero values mean the defaults of Figure 2.
 // Every field but Seed carries a param tag (the parameter's name; a flag
 // is the name with _ turned into -) and a help tag, so front ends bind
 // their flags to the fields; their defaults are those of Defaults.

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestFigure3 checks the qualitative result of the paper's Figure 3 on the
+// TestFigure3 checks the qualitative result of the paper's Figure 2 (the bias curves) on the
 // default configuration (fewer trials): below ε = 0.5 the Medoid and the
 // Soft Medoid (every T) stay bounded — far below the perturbation's norm —
 // while the mean follows it (B(ε) = ε·p for a point mass at distance p).
@@ -55,7 +55,7 @@ func TestFigure3(t *testing.T) {
 	if m, _ := r.Curve(1000, "mean", 0); m.Bias[below] < 400 {
 		t.Errorf("norm 1000: mean bias %.3g at ε=0.48, want ≈ 480 (unbounded)", m.Bias[below])
 	}
-	// Figure 3a: for a distant perturbation a high temperature has a lower
+	// Figure 2a: for a distant perturbation a high temperature has a lower
 	// bias than the Medoid (it averages the clean points); 3b: for a close
 	// one and high ε it is higher.
 	med, _ := r.Curve(1000, "medoid", 0)

@@ -1,8 +1,8 @@
-// Package bias computes the empirical bias curves B(ε) of Figure 3 of
+// Package bias computes the empirical bias curves B(ε) of Figure 2 of
 // Geisler, Zügner and Günnemann (NeurIPS 2020): how far a location estimate
 // moves when a fraction ε of its samples is replaced by a point mass.
 //
-// Setup (paper §3, Fig. 3): n = 50 samples of a bivariate standard normal,
+// Setup (paper §3, Fig. 2): n = 50 samples of a bivariate standard normal,
 // translated so that their Soft Medoid (T = 1) is the origin (the paper
 // centres t_SM(X) = 0; every estimator here is translation equivariant, so
 // only the position of the perturbation relative to the data depends on

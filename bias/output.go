@@ -47,7 +47,7 @@ var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.
 	{vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
 
 // Plot draws B(ε) of every estimator for one perturbation norm (one panel
-// of Figure 3).
+// of Figure 2).
 func Plot(r *Result, norm float64) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Empirical bias, %d samples, point mass of norm %g", r.Config.Samples, norm)

@@ -56,11 +56,11 @@ func runTargeted(ctx context.Context, env *Env, s task.Targeted) (*Output, error
 }
 
 // biasKind computes the bias curves B(ε) of the location estimators (the
-// paper's Figure 3; package bias). Metrics read by the report's bias
+// paper's Figure 2; package bias). Metrics read by the report's bias
 // figure: epsilon [...] and curves [{estimator, label, temperature, norm,
 // bias [...], sd [...]}].
 func biasKind() *Kind {
-	return specKind("bias", "bias curves of the location estimators under point-mass perturbations (Figure 3)",
+	return specKind("bias", "bias curves of the location estimators under point-mass perturbations (Figure 2)",
 		nil, task.Bias{}.Defaults, func(ctx context.Context, env *Env, s task.Bias) (*Output, error) {
 			res, err := s.Run(ctx)
 			if err != nil {

@@ -1,8 +1,10 @@
 // Package report turns the results store into the paper's tables and
-// figures: Markdown tables (Table 1: accumulated certifications, average
-// certifiable radii and accuracy per smoothing distribution; the runtime
-// table; the global-attack table; the Nettack table — mean ± standard error
-// over seeds), figures as PNG and SVG drawn with gonum/plot (certification
+// figures, numbered as the paper numbers them: Markdown tables (Tables 2
+// and 6: accumulated certifications, average certifiable radii and accuracy
+// per smoothing distribution; Table 1, the runtimes; Table 5, the global
+// attacks; Table 4, Nettack — mean ± standard error over seeds), the
+// comparison with every number of the paper under one rule (paper.go:
+// compare), figures as PNG and SVG drawn with gonum/plot (certification
 // ratio over the radius, accuracy over the attack budget, the temperature
 // influence, accumulated certifications over the node degree, the bias
 // curve), and one self-contained HTML page with everything (figures embedded

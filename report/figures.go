@@ -124,34 +124,62 @@ func ratioCurve(r store.Result, add bool) []float64 {
 
 // certRatioFigures: certification ratio over the radius, one figure per
 // dataset and smoothing distribution, one line per model (mean over seeds).
-// Add-only distributions plot R(r_a, 0), the others R(0, r_d).
+// Add-only distributions plot R(r_a, 0), the others R(0, r_d); Add & del.
+// distributions also R(r_a, 0), the paper's second panel.
 func certRatioFigures(rs []store.Result) ([]Figure, error) {
 	var out []Figure
 	ds, by := byDataset(ofKind(rs, "certify"))
 	for _, d := range ds {
-		groups := map[pPair]map[modelKey][][]float64{}
+		// ratio curves per distribution, axis (add: r_a) and model
+		type axis struct {
+			p   pPair
+			add bool
+		}
+		groups := map[axis]map[modelKey][][]float64{}
+		put := func(a axis, r store.Result) {
+			if groups[a] == nil {
+				groups[a] = map[modelKey][][]float64{}
+			}
+			groups[a][keyOf(r)] = append(groups[a][keyOf(r)], ratioCurve(r, a.add))
+		}
 		for _, r := range by[d] {
 			p := pairOf(r)
-			if groups[p] == nil {
-				groups[p] = map[modelKey][][]float64{}
+			put(axis{p, p.Del == 0 && !p.Attr}, r)
+			if p.Add > 0 && p.Del > 0 && !p.Attr {
+				put(axis{p, true}, r)
 			}
-			add := p.Del == 0 && !p.Attr
-			groups[p][keyOf(r)] = append(groups[p][keyOf(r)], ratioCurve(r, add))
 		}
-		for _, p := range sortedPairs(groups) {
+		var axes []axis
+		for a := range groups {
+			axes = append(axes, a)
+		}
+		sort.Slice(axes, func(i, j int) bool {
+			if axes[i].p != axes[j].p {
+				return axes[i].p.less(axes[j].p)
+			}
+			return !axes[i].add && axes[j].add
+		})
+		for _, a := range axes {
+			p := a.p
 			xl := "deletion radius r_d (r_a = 0)"
 			switch {
 			case p.Attr:
 				xl = "attribute deletion radius r_d (r_a = 0)"
-			case p.Del == 0:
+			case a.add:
 				xl = "addition radius r_a (r_d = 0)"
 			}
-			pl := newPlot(fmt.Sprintf("%s, %s", d, p.plain()), xl, "certification ratio R")
+			name := "cert_ratio_" + slugify(d) + "_" + p.slug()
+			title := fmt.Sprintf("%s, %s", d, p.plain())
+			if a.add && p.Del > 0 {
+				name += "_ra"
+				title += ", over r_a"
+			}
+			pl := newPlot(title+paperFigure(d, "ratio", p, a.add), xl, "certification ratio R")
 			pl.Y.Min, pl.Y.Max = 0, 1
 			pl.X.Tick.Marker = integerTicks{}
 			var series []any
-			for _, mk := range sortedModelKeys(groups[p]) {
-				c := meanCurve(groups[p][mk])
+			for _, mk := range sortedModelKeys(groups[a]) {
+				c := meanCurve(groups[a][mk])
 				xy := make(plotter.XYs, len(c))
 				for i, v := range c {
 					xy[i] = plotter.XY{X: float64(i), Y: v}
@@ -161,11 +189,59 @@ func certRatioFigures(rs []store.Result) ([]Figure, error) {
 			if err := plotutil.AddLinePoints(pl, series...); err != nil {
 				return nil, err
 			}
-			out = append(out, Figure{Name: "cert_ratio_" + slugify(d) + "_" + p.slug(), Title: pl.Title.Text, Plot: pl,
+			out = append(out, Figure{Name: name, Title: pl.Title.Text, Plot: pl,
 				Caption: "Certification ratio over the radius (radius 0 is the smoothed accuracy), " + meanOver(ofKind(rs, "certify")) + "."})
 		}
 	}
 	return out, nil
+}
+
+// paperFigure names the paper's figure that a figure of ours reproduces,
+// as a title suffix (" (paper Fig. 8c)"), numbered as the paper numbers
+// its figures; "" where the paper draws none. what is "ratio" (over r_a
+// when add), "degree", "attack", "temperature" or "bias".
+func paperFigure(dataset, what string, p pPair, add bool) string {
+	var f string
+	switch what {
+	case "bias":
+		f = "Fig. 2"
+	case "temperature":
+		if dataset == "cora_ml" {
+			f = "Fig. 3"
+		}
+	case "attack":
+		switch dataset {
+		case "cora_ml":
+			f = "Fig. 4"
+		case "citeseer":
+			f = "Fig. 7"
+		}
+	case "ratio", "degree":
+		if dataset != "cora_ml" || p.Attr {
+			break
+		}
+		both := p.Add > 0 && p.Del > 0
+		switch {
+		case what == "ratio" && both && !add:
+			f = "Figs. 6a, 8a"
+		case what == "ratio" && both:
+			f = "Figs. 6b, 8b"
+		case what == "ratio" && p.Del > 0:
+			f = "Fig. 8c"
+		case what == "ratio":
+			f = "Fig. 8d"
+		case both:
+			f = "Figs. 5, 9a"
+		case p.Del > 0:
+			f = "Fig. 9b"
+		default:
+			f = "Fig. 9c"
+		}
+	}
+	if f == "" {
+		return ""
+	}
+	return " (paper " + f + ")"
 }
 
 func sortedPairs[V any](m map[pPair]V) []pPair {
@@ -229,7 +305,7 @@ func degreeFigures(rs []store.Result) ([]Figure, error) {
 			}
 		}
 		for _, p := range sortedPairs(groups) {
-			pl := newPlot(fmt.Sprintf("%s, %s", d, p.plain()), "node degree (equal-frequency bins)", "accumulated certifications")
+			pl := newPlot(fmt.Sprintf("%s, %s", d, p.plain())+paperFigure(d, "degree", p, false), "node degree (equal-frequency bins)", "accumulated certifications")
 			var series []any
 			var labels []string
 			for _, mk := range sortedModelKeys(groups[p]) {
@@ -328,7 +404,11 @@ func attackFigures(rs []store.Result) ([]Figure, error) {
 				e := num(r.Params, "epsilon")
 				m.pert[e] = append(m.pert[e], num(r.Metrics, "perturbed_acc"))
 			}
-			pl := newPlot(fmt.Sprintf("%s, %s", d, attackName(a)), "budget ε (fraction of edges)", "test accuracy")
+			fig := ""
+			if a == "dice" || a == "fgsm" || a == "pgd" {
+				fig = paperFigure(d, "attack", pPair{}, false)
+			}
+			pl := newPlot(fmt.Sprintf("%s, %s", d, attackName(a))+fig, "budget ε (fraction of edges)", "test accuracy")
 			var series []any
 			for _, mk := range sortedModelKeys(models) {
 				m := models[mk]
@@ -366,7 +446,7 @@ func attackFigures(rs []store.Result) ([]Figure, error) {
 // temperatureFigures: the influence of the temperature T of the Soft
 // Medoid models: accumulated certifications (solid, left) per smoothing
 // distribution and the clean accuracy (dashed), over T, per dataset and
-// model (paper Fig. 6).
+// model (paper Fig. 3, on Cora ML).
 func temperatureFigures(rs []store.Result) ([]Figure, error) {
 	var out []Figure
 	ds, by := byDataset(rs)
@@ -414,7 +494,7 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 			if len(temps) < 2 {
 				continue // no influence to show with one temperature
 			}
-			pl := newPlot(fmt.Sprintf("%s, %s: temperature", d, modelName(m)), "temperature T (log scale)", "accumulated certifications / accuracy")
+			pl := newPlot(fmt.Sprintf("%s, %s: temperature", d, modelName(m))+paperFigure(d, "temperature", pPair{}, false), "temperature T (log scale)", "accumulated certifications / accuracy")
 			pl.X.Scale = plot.LogScale{}
 			var tv []float64
 			for T := range temps {
@@ -458,7 +538,7 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 	return out, nil
 }
 
-// biasFigures: the bias curves of Figure 3 from results of kind "bias",
+// biasFigures: the bias curves of the paper's Figure 2 from results of kind "bias",
 // one figure per perturbation norm, one line per estimator (and
 // temperature), mean over rows with the same ε grid. Two row shapes are
 // read:
@@ -519,7 +599,7 @@ func biasFigures(rs []store.Result) ([]Figure, error) {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		title, file := "Bias under perturbation (paper Fig. 3)", "bias_curve"
+		title, file := "Bias under perturbation"+paperFigure("", "bias", pPair{}, false), "bias_curve"
 		if n != 0 {
 			title += fmt.Sprintf(", perturbation norm %g", n)
 			file += fmt.Sprintf("_norm%g", n)

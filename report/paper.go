@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/internal/stats"
 )
 
 // paperCell is one number of the paper (Geisler, Zügner and Günnemann,
@@ -24,12 +25,47 @@ type paperCell struct {
 	Sigmas float64
 }
 
-// SE is the paper's standard error of the mean (0 when none is printed).
+// SE is the paper's standard error of the mean as printed (0 when none
+// is printed).
 func (c paperCell) SE() float64 {
 	if c.Sigmas == 0 {
 		return 0
 	}
 	return c.PM / c.Sigmas
+}
+
+// spread is the paper's standard error of a cell for the comparison rule:
+// the printed one, else, for Table 2 (which prints none but reports the
+// experiments of Table 6: its accumulated certifications are Table 6's
+// means), the one Table 6 prints for the same model — its accuracy's for
+// the accuracy, and for an average radius r = A/s (accumulated
+// certifications over smoothed accuracy, both of the same setting) the
+// propagated r·√((se_A/A)² + (se_s/s)²) — and 0 where neither exists.
+func (c paperCell) spread() float64 {
+	if c.Sigmas > 0 || c.Table != "Table 2" {
+		return c.SE()
+	}
+	t6 := func(column string) (paperCell, bool) {
+		for _, o := range paperNumbers {
+			if o.Table == "Table 6" && o.Dataset == c.Dataset && o.Row == c.Row && o.Column == column {
+				return o, true
+			}
+		}
+		return paperCell{}, false
+	}
+	switch c.Column {
+	case "accuracy":
+		if o, ok := t6("accuracy"); ok {
+			return o.SE()
+		}
+	case "radius_add", "radius_del":
+		a, okA := t6(map[string]string{"radius_add": "cert_add", "radius_del": "cert_del"}[c.Column])
+		s, okS := t6("smooth_accuracy")
+		if okA && okS && a.Mean > 0 && s.Mean > 0 {
+			return c.Mean * math.Hypot(a.SE()/a.Mean, s.SE()/s.Mean)
+		}
+	}
+	return 0
 }
 
 // paperValue returns the paper's number for a table's cell.
@@ -42,29 +78,40 @@ func paperValue(dataset string, row modelKey, column string) (paperCell, bool) {
 	return paperCell{}, false
 }
 
-// compare is ours − paper and whether it lies within three of the paper's
-// standard errors (at least half the printed precision, 0.005); ok is false
-// without a printed error.
-func compare(c paperCell, ours []float64) (d float64, within, ok bool) {
-	m := mean(ours)
-	d = m - c.Mean
-	if c.Sigmas == 0 {
-		return d, false, false
-	}
-	return d, math.Abs(d) <= math.Max(3*c.SE(), 0.005)+1e-12, true
+// The comparison rule, stated once: a cell of ours (mean of our seeds, m,
+// with standard error se_ours) agrees with the paper's number p (standard
+// error se_paper: paperCell.spread) when
+//
+//	|m − p| ≤ max(3·√(se_paper² + se_ours²), ½·10^−decimals)
+//
+// where decimals is how many digits the paper prints for the cell: both
+// sides' spread enters, and no cell is held to more than the paper's own
+// rounding. Every cell with a result is judged by it.
+type comparison struct {
+	Delta, Tol float64
+	Within     bool
 }
 
-func mean(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
+// compare applies the comparison rule to one of the paper's cells.
+func compare(c paperCell, ours []float64) comparison {
+	m, se := stats.MeanSE(ours)
+	d := m - c.Mean
+	tol := math.Max(3*math.Hypot(c.spread(), se), 0.5*math.Pow(10, -float64(c.decimals())))
+	return comparison{Delta: d, Tol: tol, Within: math.Abs(d) <= tol+1e-12}
+}
+
+// decimals is the number of digits the paper prints for the cell:
+// three for accuracies (Tables 2, 5, 6), two for everything else.
+func (c paperCell) decimals() int {
+	if strings.Contains(c.Column, "accuracy") || strings.Contains(c.Column, "@") {
+		return 3
 	}
-	return s / float64(len(v))
+	return 2
 }
 
 // paperCells are the two cells shown next to ours: the paper's value and
-// the difference ours − paper, marked ✓ when within three of the paper's
-// standard errors and ✗ otherwise.
+// the difference ours − paper, marked ✓ when it agrees by the comparison
+// rule and ✗ otherwise.
 func paperCells(dataset string, row modelKey, column string, ours []float64, dec int) []string {
 	c, ok := paperValue(dataset, row, column)
 	if !ok {
@@ -74,7 +121,7 @@ func paperCells(dataset string, row modelKey, column string, ours []float64, dec
 	if len(ours) == 0 {
 		return []string{paper, "–"}
 	}
-	return []string{paper, fmtDelta(c, ours, dec)}
+	return []string{paper, fmtDelta(compare(c, ours), dec)}
 }
 
 func fmtPaper(c paperCell, dec int) string {
@@ -85,17 +132,19 @@ func fmtPaper(c paperCell, dec int) string {
 	return s
 }
 
-func fmtDelta(c paperCell, ours []float64, dec int) string {
-	d, within, ok := compare(c, ours)
-	s := fmt.Sprintf("%+.*f", dec, d)
-	switch {
-	case !ok:
-	case within:
-		s += " ✓"
-	default:
-		s += " ✗"
+func fmtDelta(cmp comparison, dec int) string {
+	s := fmt.Sprintf("%+.*f", dec, cmp.Delta)
+	if cmp.Within {
+		return s + " ✓"
 	}
-	return s
+	return s + " ✗"
+}
+
+// Summary is the comparison's summary line, in the one form scripts read:
+// "N of the paper's M numbers have a result here: W within, O outside."
+func comparisonSummary(found, total, within, outside int) string {
+	return fmt.Sprintf("%d of the paper's %d numbers have a result here: %d within, %d outside.",
+		found, total, within, outside)
 }
 
 // ours returns our values (one per seed) for a cell of the paper: the same
@@ -134,7 +183,10 @@ func ours(rs []store.Result, c paperCell) []float64 {
 	case col == "accuracy":
 		take("certify", binary, "clean_accuracy")
 	case col == "smooth_accuracy":
-		take("certify", pair(0.001, 0.4), "smoothed_accuracy")
+		// Table 6's smoothed accuracy is the Del. setting's: its numbers
+		// are the Del. accumulated certifications over the Del. average
+		// radius (SM GDC T = 0.5: 4.80 / 5.98 = 0.803).
+		take("certify", pair(0, 0.4), "smoothed_accuracy")
 	case col == "mean_margin" || col == "failure_rate":
 		take("targeted", func(r store.Result) bool {
 			return str(r.Params, "attack") == "nettack" && str(r.Params, "budget") == "degree+2" &&
@@ -170,10 +222,10 @@ func paperColumn(c string) string {
 }
 
 // comparisonTables list, per dataset with results, every number the paper
-// reports for it next to ours (mean over our seeds) and the difference; ✓
-// within three of the paper's standard errors, ✗ outside, none where the
-// paper prints no error (Table 1's radii). Cells we have no result for
-// show "–".
+// reports for it that has a result here, ours beside it (mean ± standard
+// error over our seeds), the paper's (± its standard error), ours − paper,
+// the tolerance of the comparison rule (compare) and its verdict. The
+// summary line counts every number of the paper, found or not.
 func comparisonTables(rs []store.Result) []Table {
 	have := map[string]bool{}
 	for _, r := range rs {
@@ -189,10 +241,11 @@ func comparisonTables(rs []store.Result) []Table {
 	var out []Table
 	for _, d := range ds {
 		t := Table{ID: "paper-" + slugify(d), Title: "Comparison with the paper: " + d,
-			Caption: "Every number the paper reports for this dataset, ours beside it (mean ± standard error over our seeds) " +
-				"and ours − paper: ✓ within three of the paper's standard errors (Table 6 prints three, the others one), " +
-				"✗ outside, no mark where the paper prints no error.",
-			Header: []string{"table", "model", "measure", "ours", "paper", "Δ"}}
+			Caption: "Every number the paper reports for this dataset that has a result here: ours (mean ± standard error " +
+				"over our seeds), the paper's (± its standard error of the mean; Table 6 prints three of them, " +
+				"Tables 4 and 5 one; Table 2 prints none and takes Table 6's for the same model), ours − paper, and the " +
+				"tolerance 3·√(se_paper² + se_ours²), at least half the paper's last printed digit: ✓ within it, ✗ outside.",
+			Header: []string{"table", "model", "measure", "ours", "paper", "Δ", "tolerance"}}
 		n, found, within, outside := 0, 0, 0, 0
 		for _, c := range paperNumbers {
 			if c.Dataset != d {
@@ -200,27 +253,27 @@ func comparisonTables(rs []store.Result) []Table {
 			}
 			n++
 			v := ours(rs, c)
-			dec := 2
-			if strings.Contains(c.Column, "accuracy") || strings.Contains(c.Column, "@") {
-				dec = 3
+			if len(v) == 0 {
+				continue
 			}
-			row := []string{c.Table, c.Row.Label(), paperColumn(c.Column), fmtMeanSE(v, dec), fmtPaper(c, dec), "–"}
-			if len(v) > 0 {
-				found++
-				row[5] = fmtDelta(c, v, dec)
-				if _, w, ok := compare(c, v); ok && w {
-					within++
-				} else if ok {
-					outside++
-				}
+			dec := c.decimals()
+			cmp := compare(c, v)
+			found++
+			if cmp.Within {
+				within++
+			} else {
+				outside++
 			}
-			t.Rows = append(t.Rows, row)
+			t.Rows = append(t.Rows, []string{c.Table, c.Row.Label(), paperColumn(c.Column), fmtMeanSE(v, dec),
+				fmtPaper(c, dec), fmtDelta(cmp, dec), "± " + strconv.FormatFloat(cmp.Tol, 'f', dec+1, 64)})
 		}
 		if n == 0 {
 			continue
 		}
-		t.Caption += fmt.Sprintf(" %d of the paper's %d numbers have a result here: %d within, %d outside.",
-			found, n, within, outside)
+		t.Summary = comparisonSummary(found, n, within, outside)
+		if found < n {
+			t.Summary += fmt.Sprintf(" The %d without a result are not listed.", n-found)
+		}
 		out = append(out, t)
 	}
 	return out

@@ -140,7 +140,11 @@ figcaption { font-size: 0.85rem; color: #555; }
 	}
 	b.WriteString("<h2>Tables</h2>\n")
 	for _, t := range r.Tables {
-		fmt.Fprintf(&b, "<h3 id=\"%s\">%s</h3>\n<p class=\"caption\">%s</p>\n<table>\n<tr>", e(t.ID), e(t.Title), e(t.Caption))
+		fmt.Fprintf(&b, "<h3 id=\"%s\">%s</h3>\n<p class=\"caption\">%s</p>\n", e(t.ID), e(t.Title), e(t.Caption))
+		if t.Summary != "" {
+			fmt.Fprintf(&b, "<p class=\"summary\">%s</p>\n", e(t.Summary))
+		}
+		b.WriteString("<table>\n<tr>")
 		for _, h := range t.Header {
 			fmt.Fprintf(&b, "<th>%s</th>", e(h))
 		}

@@ -14,6 +14,9 @@ type Table struct {
 	ID      string // stable anchor, e.g. "certification-cora_ml"
 	Title   string
 	Caption string
+	// Summary is one line printed on its own under the caption (the
+	// comparison's "N of the paper's M numbers …" line).
+	Summary string
 	Header  []string
 	Rows    [][]string
 }
@@ -24,6 +27,9 @@ func (t Table) Markdown() string {
 	fmt.Fprintf(&b, "### %s\n\n", t.Title)
 	if t.Caption != "" {
 		fmt.Fprintf(&b, "%s\n\n", t.Caption)
+	}
+	if t.Summary != "" {
+		fmt.Fprintf(&b, "%s\n\n", t.Summary)
 	}
 	b.WriteString("| " + strings.Join(t.Header, " | ") + " |\n|")
 	for i := range t.Header {
@@ -90,7 +96,7 @@ func seedsOf(rs []store.Result) string {
 	return strings.Join(strings.Fields(strings.Trim(fmt.Sprint(s), "[]")), ", ")
 }
 
-// certificationTables is the paper's Table 1 per dataset: accumulated
+// certificationTables is the paper's Table 2 per dataset: accumulated
 // certifications per smoothing distribution, average certifiable radii over
 // the correctly classified nodes (Eq. 9) for additions and deletions, and
 // the clean accuracy of the base classifier.
@@ -123,7 +129,7 @@ func certificationTables(rs []store.Result) []Table {
 			}
 		}
 		header = append(header, "Acc.")
-		t := Table{ID: "certification-" + slugify(d), Title: "Certification: " + d + " (paper Table 1)", Header: header,
+		t := Table{ID: "certification-" + slugify(d), Title: "Certification: " + d + " (paper Tables 2 and 6)", Header: header,
 			Caption: fmt.Sprintf("Accumulated certifications (Eq. 8), average certifiable radii over the correctly classified test nodes (Eq. 9) and clean test accuracy of the base classifier; %s.", overSeeds(cs))}
 		for _, mk := range sortedKeys(models) {
 			row := []string{mk.Label()}
@@ -270,7 +276,7 @@ func runtimeTables(rs []store.Result) []Table {
 		if len(models) == 0 {
 			continue
 		}
-		t := Table{ID: "runtime-" + slugify(d), Title: "Runtime: " + d + " (paper Table 2)",
+		t := Table{ID: "runtime-" + slugify(d), Title: "Runtime: " + d + " (paper Table 1)",
 			Header: []string{"model", "ms / epoch", "epochs", "training (s)", "certify run (s)", "attack run (s)"},
 			Caption: "Wall-clock times on this machine (CPU); mean ± standard error over the recorded runs. " +
 				"A certify or attack run includes training only when its weights were not yet in the store."}

@@ -8,7 +8,7 @@ import (
 )
 
 // Bias is the empirical bias curves of the location estimators (the
-// paper's Figure 3) as an experiment run: bias.Config with an int seed.
+// paper's Figure 2) as an experiment run: bias.Config with an int seed.
 type Bias struct {
 	bias.Config
 	// Seed seeds the samples and perturbations.

@@ -17,9 +17,9 @@ func newBenchCmd() *cobra.Command {
 	var scale scaleFlags
 	c := &cobra.Command{
 		Use:   "bench",
-		Short: "Time training epochs of every model (the paper's Table 2)",
+		Short: "Time training epochs of every model (the paper's Table 1)",
 		Long: `Measure the wall time of one training epoch for every architecture, without and
-with GDC preprocessing, like the paper's Table 2 ("average duration of one
+with GDC preprocessing, like the paper's Table 1 ("average duration of one
 training epoch over 200 epochs, preprocessing counts once").
 
 One epoch is one iteration of the training loop of 'rgnn train' (training-mode

@@ -13,9 +13,9 @@ func newBiasCmd() *cobra.Command {
 	spec, out := bias.Config{}.Defaults(), "bias"
 	c := &cobra.Command{
 		Use:   "bias",
-		Short: "Empirical bias curves B(ε) of the robust estimators (the paper's Figure 3)",
+		Short: "Empirical bias curves B(ε) of the robust estimators (the paper's Figure 2)",
 		Long: `Compute the empirical bias B(ε) = ‖t(X) − t(X̃_ε)‖ of location estimators
-(Geisler et al., NeurIPS 2020, Figure 3): --samples points of a centred
+(Geisler et al., NeurIPS 2020, Figure 2): --samples points of a centred
 standard normal in --dim dimensions (centred on their Soft Medoid with
 T = 1), of which m = 0 … --max-perturbed are replaced by a point mass
 [p, 0, …] of norm p (every --norms value); ε = m / samples. B is averaged

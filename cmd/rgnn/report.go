@@ -24,14 +24,20 @@ func newReportCmd() *cobra.Command {
 		Short: "Render the paper's tables and figures from the results store",
 		Long: `Render the results in the store as the paper's tables and figures:
 
-  - Table 1 per dataset: accumulated certifications per smoothing distribution
-    (Add, Del., Add & del.), average certifiable radii of the correctly
-    classified nodes, clean accuracy;
-  - the global-attack table (accuracy per attack and budget ε), the Nettack
-    table, the runtime table;
-  - figures (PNG and SVG): certification ratio over the radius, accuracy over
-    the budget per attack, the temperature influence, accumulated
-    certifications over the node degree, the bias curve;
+  - Tables 2 and 6 per dataset: accumulated certifications per smoothing
+    distribution (Add, Del., Add & del., attributes), average certifiable
+    radii of the correctly classified nodes, clean accuracy;
+  - the global-attack table (Table 5: accuracy per attack and budget ε), the
+    Nettack table (Table 4), the runtime table (Table 1);
+  - the comparison with every number of the paper: ours ± standard error,
+    the paper's ± its standard error, the difference and the tolerance
+    3·√(se_paper² + se_ours²) (at least half the paper's last printed
+    digit), with one summary line "N of the paper's M numbers have a
+    result here: W within, O outside.";
+  - figures (PNG and SVG), labelled with the paper's figure numbers:
+    certification ratio over r_d and r_a, accuracy over the budget per
+    attack, the temperature influence, accumulated certifications over the
+    node degree, the bias curves;
 
 all as mean ± standard error over seeds. Writes OUT/report.md,
 OUT/report.html (one self-contained page: figures embedded) and

@@ -32,7 +32,7 @@ to every model; --quick runs PR-BCD with 50 epochs and a block of 1e5 pairs.
 
 --paper runs the paper's whole evaluation on the dataset: the shipped
 experiment files runtime, bias, figure1, certification (every model of Tables 1 and 6,
-edges added, deleted and both, and attributes), temperature (Figure 6),
+edges added, deleted and both, and attributes), temperature (Figure 3, Cora ML only),
 global_attacks (DICE, FGSM, PGD, PR-BCD, GR-BCD), nettack (each model's own 40
 targets, budget degree + 2) and metattack into one store, as one grid on one pool
 of --workers: every file's runs are queued first, so the certificates of one seed
