@@ -33,7 +33,7 @@ mdone:
 	VMAXPD       X2, X0, X0
 	VPERMILPD    $1, X0, X2
 	VMAXPD       X2, X0, X0
-	MOVSD        X0, m+16(FP)
+	VMOVSD       X0, m+16(FP)
 	VPTEST       Y1, Y1
 	SETNE        nan+24(FP)
 	VZEROUPPER
@@ -95,16 +95,16 @@ TEXT ·crit64AVX(SB), NOSPLIT, $0-32
 	MOVQ         n+16(FP), CX
 	VBROADCASTSD invT+24(FP), Y1
 	MOVQ         $0x7fffffffffffffff, AX
-	MOVQ         AX, X2
+	VMOVQ        AX, X2
 	VBROADCASTSD X2, Y2                // |·| mask
 	MOVQ         $0x7ff0000000000000, AX
-	MOVQ         AX, X3
+	VMOVQ        AX, X3
 	VBROADCASTSD X3, Y3                // +Inf
 	MOVQ         $0x47efffffe0000000, AX
-	MOVQ         AX, X4
+	VMOVQ        AX, X4
 	VBROADCASTSD X4, Y4                // MaxFloat32
 	MOVQ         $0x8000000000000000, AX
-	MOVQ         AX, X5
+	VMOVQ        AX, X5
 	VBROADCASTSD X5, Y5                // sign bit
 
 cloop:
@@ -203,7 +203,7 @@ TEXT ·softGrad64AVX(SB), NOSPLIT, $0-48
 	VBROADCASTSD sg+32(FP), Y1
 	VBROADCASTSD invT+40(FP), Y2
 	MOVQ         $0x8000000000000000, AX
-	MOVQ         AX, X5
+	VMOVQ        AX, X5
 	VBROADCASTSD X5, Y5                   // sign bit
 
 floop:

@@ -14,7 +14,7 @@ TEXT ·clampSumAVX2(SB), NOSPLIT, $0-32
 	VBROADCASTSD mu+16(FP), Y15
 	VXORPD       Y14, Y14, Y14
 	MOVQ         $0x3ff0000000000000, AX
-	MOVQ         AX, X13
+	VMOVQ        AX, X13
 	VBROADCASTSD X13, Y13
 	VXORPD       Y0, Y0, Y0
 	VXORPD       Y1, Y1, Y1
@@ -58,7 +58,7 @@ done:
 	VADDPD       X1, X0, X0
 	VPERMILPD    $1, X0, X1
 	VADDSD       X1, X0, X0
-	MOVSD        X0, ret+24(FP)
+	VMOVSD       X0, ret+24(FP)
 	VZEROUPPER
 	RET
 
@@ -72,11 +72,11 @@ TEXT ·minMaxAVX2(SB), NOSPLIT, $0-24
 	MOVQ         n+8(FP), CX
 	MOVQ         out+16(FP), DI
 	MOVL         $0x7f800000, AX
-	MOVD         AX, X0
+	VMOVD        AX, X0
 	VBROADCASTSS X0, Y0
 	VMOVAPS      Y0, Y1
 	MOVL         $0xff800000, AX
-	MOVD         AX, X2
+	VMOVD        AX, X2
 	VBROADCASTSS X2, Y2
 	VMOVAPS      Y2, Y3
 	VXORPS       Y6, Y6, Y6

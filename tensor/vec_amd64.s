@@ -311,7 +311,7 @@ TEXT ·gramToDistAVX2(SB), NOSPLIT, $0-28
 	MOVQ         n+16(FP), CX
 	VBROADCASTSS na+24(FP), Y0
 	MOVL         $0x40000000, AX
-	MOVD         AX, X1
+	VMOVD        AX, X1
 	VBROADCASTSS X1, Y1
 	VXORPS       Y2, Y2, Y2
 
@@ -385,7 +385,7 @@ TEXT ·adamAVX2(SB), NOSPLIT, $0-48
 	MOVQ         n+32(FP), CX
 	MOVQ         c+40(FP), AX
 	MOVL         $0x3f800000, DX
-	MOVD         DX, X15
+	VMOVD        DX, X15
 	VBROADCASTSS X15, Y15         // 1
 	VBROADCASTSS 0(AX), Y0        // β₁
 	VSUBPS       Y0, Y15, Y1      // 1 − β₁
