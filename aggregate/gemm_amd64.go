@@ -32,6 +32,12 @@ func gemm8x16AVX(out *float32, ldc int, a *float32, k int, b *float32)
 func transpose16AVX(dst *float32, ldd int, src *float32, lds int, idx *[4][2][16]uint32)
 
 //go:noescape
+func transpose8AVX2(dst *float32, ldd int, src *float32, lds int)
+
+//go:noescape
+func weightedSumAVX2(o, x *float32, ldx, n int, c *float32, m int)
+
+//go:noescape
 func weightedSum512AVX(o, x *float32, ldx, n int, c *float32, m int)
 
 //go:noescape
@@ -96,6 +102,23 @@ func transpose16(dst []float32, ldd int, src []float32, lds int) bool {
 	return true
 }
 
+// hasTranspose8 reports whether transpose8 has a vector kernel here (AVX2:
+// the tiles of hosts without AVX-512).
+var hasTranspose8 = useAVX2
+
+// transpose8 writes the transpose of the 8×8 tile src (row stride lds) into
+// dst (row stride ldd): dst[j*ldd+i] = src[i*lds+j]. It reports false (and
+// does nothing) without AVX2, where callers use scalar code.
+func transpose8(dst []float32, ldd int, src []float32, lds int) bool {
+	if !useAVX2 {
+		return false
+	}
+	_ = src[7*lds+7]
+	_ = dst[7*ldd+7]
+	transpose8AVX2(&dst[0], ldd, &src[0], lds)
+	return true
+}
+
 // weightedSum writes o = Σ_i c[i] · x[i*ldx : i*ldx+len(o)] for the rows
 // i < len(c) (a vector–matrix product, cᵀX). With AVX-512 and len(o) a
 // multiple of 16 the output stays in registers across the rows: each output
@@ -103,6 +126,12 @@ func transpose16(dst []float32, ldd int, src []float32, lds int) bool {
 func weightedSum(o, x []float32, ldx int, c []float32) {
 	n, m := len(o), len(c)
 	if !useAVX512 || n%16 != 0 || m == 0 || n == 0 {
+		if useAVX2 && !useAVX512 && n%8 == 0 && m > 0 && n > 0 {
+			// Hosts with AVX2 only: the same chains in 8-lane registers.
+			_ = x[(m-1)*ldx+n-1]
+			weightedSumAVX2(&o[0], &x[0], ldx, n, &c[0], m)
+			return
+		}
 		weightedSumGeneric(o, x, ldx, c)
 		return
 	}

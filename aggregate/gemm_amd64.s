@@ -548,3 +548,134 @@ fploop:
 fpdone:
 	VZEROUPPER
 	RET
+
+// func transpose8AVX2(dst *float32, ldd int, src *float32, lds int)
+//
+// dst (8×8, row stride ldd) = the transpose of src (row stride lds):
+// unpack pairs of rows, shuffle pairs of pairs, exchange 128-bit halves.
+TEXT ·transpose8AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	SHLQ $2, R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	SHLQ $2, R9
+	LEAQ (R9)(R9*2), R10   // 3·lds
+	LEAQ (SI)(R9*4), R11   // row 4
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R9*1), Y1
+	VMOVUPS (SI)(R9*2), Y2
+	VMOVUPS (SI)(R10*1), Y3
+	VMOVUPS (R11), Y4
+	VMOVUPS (R11)(R9*1), Y5
+	VMOVUPS (R11)(R9*2), Y6
+	VMOVUPS (R11)(R10*1), Y7
+
+	VUNPCKLPS Y1, Y0, Y8  // a0 b0 a1 b1 | a4 b4 a5 b5
+	VUNPCKHPS Y1, Y0, Y9  // a2 b2 a3 b3 | a6 b6 a7 b7
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+
+	VSHUFPS $0x44, Y10, Y8, Y0  // a0 b0 c0 d0 | a4 b4 c4 d4
+	VSHUFPS $0xEE, Y10, Y8, Y1  // a1 b1 c1 d1 | a5 …
+	VSHUFPS $0x44, Y11, Y9, Y2  // a2 … | a6 …
+	VSHUFPS $0xEE, Y11, Y9, Y3  // a3 … | a7 …
+	VSHUFPS $0x44, Y14, Y12, Y4 // e0 f0 g0 h0 | e4 …
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+
+	LEAQ       (R8)(R8*2), R10
+	LEAQ       (DI)(R8*4), R11
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VMOVUPS    Y8, (DI)
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VMOVUPS    Y9, (DI)(R8*1)
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VMOVUPS    Y10, (DI)(R8*2)
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VMOVUPS    Y11, (DI)(R10*1)
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VMOVUPS    Y12, (R11)
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VMOVUPS    Y13, (R11)(R8*1)
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VMOVUPS    Y14, (R11)(R8*2)
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS    Y15, (R11)(R10*1)
+	VZEROUPPER
+	RET
+
+// func weightedSumAVX2(o, x *float32, ldx, n int, c *float32, m int)
+//
+// o (n, a multiple of 8) = Σ_{i<m} c[i] · x[i*ldx : i*ldx+n]: per block of
+// 32 (then 8) columns the sums stay in registers while the rows stream
+// past, each element one chain of fused multiply-adds over i in order from
+// 0 — the operations of clearing o and calling tensor.Axpy row by row.
+TEXT ·weightedSumAVX2(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ ldx+16(FP), R8
+	SHLQ $2, R8
+	MOVQ n+24(FP), CX
+	MOVQ c+32(FP), DX
+	MOVQ m+40(FP), BX
+
+ws32:
+	CMPQ   CX, $32
+	JLT    ws8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   SI, R9
+	MOVQ   DX, R10
+	MOVQ   BX, R11
+
+ws32row:
+	VBROADCASTSS (R10), Y4
+	VFMADD231PS  (R9), Y4, Y0
+	VFMADD231PS  32(R9), Y4, Y1
+	VFMADD231PS  64(R9), Y4, Y2
+	VFMADD231PS  96(R9), Y4, Y3
+	ADDQ         R8, R9
+	ADDQ         $4, R10
+	DECQ         R11
+	JNZ          ws32row
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	ADDQ         $128, DI
+	ADDQ         $128, SI
+	SUBQ         $32, CX
+	JMP          ws32
+
+ws8:
+	CMPQ   CX, $8
+	JLT    wsdone
+	VXORPS Y0, Y0, Y0
+	MOVQ   SI, R9
+	MOVQ   DX, R10
+	MOVQ   BX, R11
+
+ws8row:
+	VBROADCASTSS (R10), Y4
+	VFMADD231PS  (R9), Y4, Y0
+	ADDQ         R8, R9
+	ADDQ         $4, R10
+	DECQ         R11
+	JNZ          ws8row
+	VMOVUPS      Y0, (DI)
+	ADDQ         $32, DI
+	ADDQ         $32, SI
+	SUBQ         $8, CX
+	JMP          ws8
+
+wsdone:
+	VZEROUPPER
+	RET

@@ -13,6 +13,12 @@ func gemmDirect(out []float32, ldc int, a, b []float32, m, k, n, cols int) bool 
 // hasTranspose16 reports whether transpose16 has a vector kernel here.
 const hasTranspose16 = false
 
+// hasTranspose8 reports whether transpose8 has a vector kernel here.
+const hasTranspose8 = false
+
+// transpose8 has no portable fast path.
+func transpose8(dst []float32, ldd int, src []float32, lds int) bool { return false }
+
 // transpose16 has no portable fast path.
 func transpose16(dst []float32, ldd int, src []float32, lds int) bool { return false }
 

@@ -81,6 +81,14 @@ func gemm512(out []float32, ldc int, a, b []float32, m, k, n int) {
 	archsimd.ClearAVXUpperBits()
 }
 
+// hasTranspose8 reports whether transpose8 has a vector kernel here: not in
+// this build, whose AVX2-only hosts transpose with scalar code (the same
+// values; only the default build has the 8×8 AVX2 tile).
+const hasTranspose8 = false
+
+// transpose8 has no kernel in this build.
+func transpose8(dst []float32, ldd int, src []float32, lds int) bool { return false }
+
 // hasTranspose16 reports whether transpose16 has a vector kernel here.
 var hasTranspose16 = useAVX512
 

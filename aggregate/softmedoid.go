@@ -320,7 +320,7 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 	ws.xt = grow(ws.xt, np*d)
 	for bj := 0; bj < nb; bj++ {
 		blk := ws.xt[bj*gramBlock*d : (bj+1)*gramBlock*d]
-		if d%16 == 0 && transposeTiles(blk, gramBlock, ws.xs[bj*gramBlock*d:], d, gramBlock, d) {
+		if d%8 == 0 && transposeTiles(blk, gramBlock, ws.xs[bj*gramBlock*d:], d, gramBlock, d) {
 			continue
 		}
 		// Four rows at a time: each t stores four adjacent values.
@@ -355,7 +355,7 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 	for i := range nk {
 		ws.nrm[i] = dist[i*nk+i]
 	}
-	if nk%16 == 0 && mirrorTiles(dist, nk, ws.nrm) {
+	if mirrorTiles(dist, nk, ws.nrm) {
 		return
 	}
 	for i := 0; i < nk; i++ {
@@ -369,40 +369,65 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 }
 
 // transposeTiles writes the transpose of the rows×cols matrix src (row
-// stride lds; rows and cols multiples of 16) into dst (row stride ldd) with
-// 16×16 vector tiles; it reports false where the build has none.
+// stride lds) into dst (row stride ldd) with vector tiles: 16×16 where the
+// build has them (AVX-512) and rows and cols are multiples of 16, else 8×8
+// (AVX2) where they are multiples of 8. It reports false (having written
+// nothing) where neither applies.
 func transposeTiles(dst []float32, ldd int, src []float32, lds, rows, cols int) bool {
-	for i := 0; i < rows; i += 16 {
-		for j := 0; j < cols; j += 16 {
-			if !transpose16(dst[j*ldd+i:], ldd, src[i*lds+j:], lds) {
-				return false // on the first tile: nothing was written
-			}
+	t, ok := tileSize(rows, cols)
+	if !ok {
+		return false
+	}
+	for i := 0; i < rows; i += t {
+		for j := 0; j < cols; j += t {
+			transposeTile(t, dst[j*ldd+i:], ldd, src[i*lds+j:], lds)
 		}
 	}
 	return true
 }
 
-// mirrorTiles turns the nk×nk Gram matrix g (nk a multiple of 16; at least
-// the 16×16 tiles on and above the diagonal computed; squared norms in nrm)
-// into distances: the tiles on and right of the diagonal through
-// GramToDist, which is symmetric in its two norms, so that a diagonal
-// tile's lower half equals its upper half bit for bit, and the tiles below
-// the diagonal as the transposes of those above (16×16 vector tiles). It
-// reports false (having written nothing) where the build has no vector
-// transpose.
+// tileSize is the vector transpose tile for a rows×cols matrix: 16 with
+// AVX-512, 8 on hosts with AVX2 only (AVX-512 hosts keep their 16×16
+// tiles, and so their operation order, whatever the shape).
+func tileSize(rows, cols int) (int, bool) {
+	switch {
+	case hasTranspose16:
+		return 16, rows%16 == 0 && cols%16 == 0
+	case hasTranspose8:
+		return 8, rows%8 == 0 && cols%8 == 0
+	}
+	return 0, false
+}
+
+func transposeTile(t int, dst []float32, ldd int, src []float32, lds int) {
+	if t == 16 {
+		transpose16(dst, ldd, src, lds)
+	} else {
+		transpose8(dst, ldd, src, lds)
+	}
+}
+
+// mirrorTiles turns the nk×nk Gram matrix g (at least the t×t tiles on and
+// above the diagonal computed, t the tileSize; squared norms in nrm) into
+// distances: the tiles on and right of the diagonal through GramToDist,
+// which is symmetric in its two norms, so that a diagonal tile's lower half
+// equals its upper half bit for bit, and the tiles below the diagonal as
+// the transposes of those above. It reports false (having written nothing)
+// where the build has no vector transpose or nk is no multiple of the tile.
 func mirrorTiles(g []float32, nk int, nrm []float32) bool {
-	if !hasTranspose16 {
+	t, ok := tileSize(nk, nk)
+	if !ok {
 		return false
 	}
 	for i := 0; i < nk; i++ {
-		i16 := i &^ 15
+		it := i - i%t
 		row := g[i*nk : (i+1)*nk]
-		tensor.GramToDist(row[i16:], nrm[i16:], nrm[i])
+		tensor.GramToDist(row[it:], nrm[it:], nrm[i])
 		row[i] = 0
 	}
-	for ti := 0; ti < nk; ti += 16 {
-		for tj := ti + 16; tj < nk; tj += 16 {
-			transpose16(g[tj*nk+ti:], nk, g[ti*nk+tj:], nk)
+	for ti := 0; ti < nk; ti += t {
+		for tj := ti + t; tj < nk; tj += t {
+			transposeTile(t, g[tj*nk+ti:], nk, g[ti*nk+tj:], nk)
 		}
 	}
 	return true
