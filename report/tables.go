@@ -242,7 +242,7 @@ func attackTables(rs []store.Result) []Table {
 }
 
 var attackOrder = []string{"dice", "fgsm", "pgd", "prbcd", "grbcd", "nettack"}
-var attackNames = map[string]string{"dice": "DICE", "fgsm": "FGSM", "pgd": "PGD", "prbcd": "PR-BCD", "grbcd": "GR-BCD", "nettack": "Nettack"}
+var attackNames = map[string]string{"dice": "DICE", "fgsm": "FGSM", "pgd": "PGD", "prbcd": "PR-BCD", "grbcd": "GR-BCD", "nettack": "Nettack", "metattack": "Metattack"}
 
 func attackRank(a string) int {
 	for i, n := range attackOrder {

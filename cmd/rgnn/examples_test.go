@@ -99,12 +99,12 @@ func TestHelpSaysWhatAUserNeeds(t *testing.T) {
 	}
 }
 
-// readmeLines returns the rgnn command lines of the README's code blocks
-// (`./rgnn …`, `rgnn …`, `go run ./cmd/rgnn …`; continuation lines joined,
-// comments and environment assignments dropped), split into words with
-// single quotes removed.
-func readmeLines(t *testing.T) [][]string {
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// readmeLines returns the rgnn command lines of the code blocks of a
+// Markdown file of the repository (`./rgnn …`, `rgnn …`, `go run ./cmd/rgnn
+// …`; continuation lines joined, comments and environment assignments
+// dropped), split into words with single quotes removed.
+func readmeLines(t *testing.T, name string) [][]string {
+	b, err := os.ReadFile(filepath.Join("..", "..", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,31 +168,45 @@ func shellWords(s string) []string {
 	return out
 }
 
-// TestReadmeCommandsParse: every rgnn command line of the README names a
-// subcommand and flags that exist, with values of the flags' types, and
-// the experiment files it names are in the repository.
+// TestReadmeCommandsParse: every rgnn command line of the README and of
+// the guides in docs/ names a subcommand and flags that exist, with values
+// of the flags' types, and the experiment files it names are in the
+// repository; the README shows the main commands and every guide its own.
 func TestReadmeCommandsParse(t *testing.T) {
-	lines := readmeLines(t)
-	for _, line := range lines {
-		cmd, args, err := newRootCmd().Find(line[1:])
-		if err != nil {
-			t.Errorf("README: %q: %v", strings.Join(line, " "), err)
-			continue
-		}
-		if err := cmd.ParseFlags(args); err != nil && !errors.Is(err, pflag.ErrHelp) {
-			t.Errorf("README: %q: %v", strings.Join(line, " "), err)
-			continue
-		}
-		for _, a := range line {
-			if strings.HasPrefix(a, "experiments/") {
-				if _, err := os.Stat(filepath.Join("..", "..", a)); err != nil {
-					t.Errorf("README: %q names %s, which is not in the repository", strings.Join(line, " "), a)
+	guides, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"README.md"}
+	for _, g := range guides {
+		files = append(files, filepath.Join("docs", filepath.Base(g)))
+	}
+	if len(files) < 6 {
+		t.Fatalf("only %d documents with commands: %v", len(files), files)
+	}
+	for _, name := range files {
+		lines := readmeLines(t, name)
+		for _, line := range lines {
+			cmd, args, err := newRootCmd().Find(line[1:])
+			if err != nil {
+				t.Errorf("%s: %q: %v", name, strings.Join(line, " "), err)
+				continue
+			}
+			if err := cmd.ParseFlags(args); err != nil && !errors.Is(err, pflag.ErrHelp) {
+				t.Errorf("%s: %q: %v", name, strings.Join(line, " "), err)
+				continue
+			}
+			for _, a := range line {
+				if strings.HasPrefix(a, "experiments/") {
+					if _, err := os.Stat(filepath.Join("..", "..", a)); err != nil {
+						t.Errorf("%s: %q names %s, which is not in the repository", name, strings.Join(line, " "), a)
+					}
 				}
 			}
 		}
-	}
-	t.Logf("%d README command lines", len(lines))
-	if len(lines) < 20 {
-		t.Fatalf("only %d README command lines found", len(lines))
+		t.Logf("%s: %d command lines", name, len(lines))
+		if want := map[bool]int{true: 12, false: 2}[name == "README.md"]; len(lines) < want {
+			t.Errorf("%s: only %d command lines (want at least %d)", name, len(lines), want)
+		}
 	}
 }
