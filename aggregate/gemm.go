@@ -10,6 +10,10 @@ func gemmStrided(out []float32, ldc int, a, b []float32, m, k, n, cols int, ws *
 	if gemmDirect(out, ldc, a, b, m, k, n, cols) {
 		return
 	}
+	// Hosts without AVX-512: the same products stored straight into out.
+	if cols == n && !useAVX512 && tensor.GemmLd(out, ldc, a, b, m, k, n) {
+		return
+	}
 	ws.blk = grow(ws.blk, m*n)
 	tensor.GemmSmall(ws.blk, a, b, m, k, n, false)
 	for i := 0; i < m; i++ {

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -73,6 +75,46 @@ func TestShortVectorCallsCostTheirArithmetic(t *testing.T) {
 					t.Logf("%s: 8-lane call %.1f ns (near-zero inputs %.1f ns), 7 scalar entries %.1f ns", k.name, vec, tiny, scalar)
 				}
 				break
+			}
+		}
+	}
+}
+
+// TestGemmLdMatchesGemmSmall: GemmLd stores GemmSmall's bits straight into
+// a strided matrix (odd row counts included) and leaves the other columns
+// alone, or reports false without writing.
+func TestGemmLdMatchesGemmSmall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 32))
+	for _, sh := range [][3]int{{1, 5, 32}, {2, 64, 32}, {3, 7, 64}, {31, 64, 32}, {32, 64, 32}, {5, 1, 96}} {
+		m, k, n := sh[0], sh[1], sh[2]
+		ldc := n + 13
+		a, b := randDense(rng, m, k).Data, randDense(rng, k, n).Data
+		want := make([]float32, m*n)
+		GemmSmall(want, a, b, m, k, n, false)
+		out := make([]float32, (m-1)*ldc+n+5)
+		for i := range out {
+			out[i] = -7
+		}
+		if !GemmLd(out, ldc, a, b, m, k, n) {
+			if gramToDistVec(make([]float32, 8), make([]float32, 8), 0) > 0 && SIMD == "AVX2+FMA (assembly)" {
+				t.Fatalf("%v: no strided kernel on an AVX2 host", sh)
+			}
+			for _, v := range out {
+				if v != -7 {
+					t.Fatalf("%v: GemmLd reported false but wrote", sh)
+				}
+			}
+			continue
+		}
+		for i := 0; i < m; i++ {
+			for j := 0; j < ldc && i*ldc+j < len(out); j++ {
+				got := out[i*ldc+j]
+				switch {
+				case j < n && math.Float32bits(got) != math.Float32bits(want[i*n+j]):
+					t.Fatalf("%v: (%d,%d) = %v, GemmSmall %v", sh, i, j, got, want[i*n+j])
+				case j >= n && got != -7:
+					t.Fatalf("%v: column %d beyond n written", sh, j)
+				}
 			}
 		}
 	}

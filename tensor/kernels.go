@@ -308,6 +308,14 @@ func GemmSmall(out, a, b []float32, m, k, n int, acc bool) {
 	}
 }
 
+// GemmLd writes out (row stride ldc) = a·b (a m×k, b k×n, row-major) with
+// GemmSmall's operations, so with its bits, straight into a strided
+// matrix. It reports false, having written nothing, where the build has no
+// vector kernel for the shape (AVX2 and n a multiple of 32; k ≥ 1).
+func GemmLd(out []float32, ldc int, a, b []float32, m, k, n int) bool {
+	return gemmLdVec(out, ldc, a, b, m, k, n)
+}
+
 // GramToDist turns Gram entries g_j = a·b_j into distances in place:
 // g_j ← √max(0, na + nb_j − 2g_j), with na = ‖a‖² and nb_j = ‖b_j‖².
 func GramToDist(g, nb []float32, na float32) {

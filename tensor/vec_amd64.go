@@ -53,6 +53,9 @@ func spmmRow32ChainsAVX2(out0, out1, x, vals *float32, idx *int32, nnz, n int)
 func gemm2x32AVX2(out, a, b *float32, k, n int, acc bool)
 
 //go:noescape
+func gemm2x32LdAVX2(out *float32, ldc int, a, b *float32, k, n int)
+
+//go:noescape
 func gramToDistAVX2(gr, nb *float32, n int, na float32) // n a multiple of 8
 
 //go:noescape
@@ -235,6 +238,26 @@ func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
 		if !acc {
 			clear(o)
 		}
+		for t, av := range a[i*k : (i+1)*k] {
+			axpy(o, b[t*n:(t+1)*n], av)
+		}
+	}
+	return true
+}
+
+// gemmLdVec is GemmLd's AVX2 path.
+func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool {
+	if !useAVX2 || n%32 != 0 || n == 0 || m == 0 || k == 0 || ldc < n ||
+		len(out) < (m-1)*ldc+n || len(a) < m*k || len(b) < k*n {
+		return false
+	}
+	i := 0
+	for ; i+2 <= m; i += 2 {
+		gemm2x32LdAVX2(&out[i*ldc], ldc, &a[i*k], &b[0], k, n)
+	}
+	if i < m { // gemmSmallVec's last odd row: one Axpy per t
+		o := out[i*ldc : i*ldc+n]
+		clear(o)
 		for t, av := range a[i*k : (i+1)*k] {
 			axpy(o, b[t*n:(t+1)*n], av)
 		}

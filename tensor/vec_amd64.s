@@ -301,6 +301,87 @@ gemmdone:
 	VZEROUPPER
 	RET
 
+// func gemm2x32LdAVX2(out *float32, ldc int, a, b *float32, k, n int)
+//
+// gemm2x32AVX2 without accumulation into rows of stride ldc: two rows of
+// out = two rows of a (stride k) · b (k×n), n a multiple of 32, k ≥ 1.
+TEXT ·gemm2x32LdAVX2(SB), NOSPLIT, $0-48
+	MOVQ    out+0(FP), DI
+	MOVQ    ldc+8(FP), R11
+	MOVQ    a+16(FP), SI
+	MOVQ    b+24(FP), DX
+	MOVQ    k+32(FP), CX
+	MOVQ    n+40(FP), R8
+	XORQ    R9, R9
+	LEAQ    (SI)(CX*4), R10
+	LEAQ    (DI)(R11*4), R11
+	SHLQ    $2, R8
+	XORQ    R12, R12
+
+gemmldj:
+	CMPQ    R12, R8
+	JGE     gemmlddone
+	TESTQ   R9, R9
+	JZ      gemmldzero
+	VMOVUPS (DI)(R12*1), Y0
+	VMOVUPS 32(DI)(R12*1), Y1
+	VMOVUPS 64(DI)(R12*1), Y2
+	VMOVUPS 96(DI)(R12*1), Y3
+	VMOVUPS (R11)(R12*1), Y4
+	VMOVUPS 32(R11)(R12*1), Y5
+	VMOVUPS 64(R11)(R12*1), Y6
+	VMOVUPS 96(R11)(R12*1), Y7
+	JMP     gemmldstart
+
+gemmldzero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+gemmldstart:
+	LEAQ (DX)(R12*1), BX
+	XORQ R13, R13
+
+gemmldt:
+	VMOVUPS      (BX), Y8
+	VMOVUPS      32(BX), Y9
+	VMOVUPS      64(BX), Y10
+	VMOVUPS      96(BX), Y11
+	VBROADCASTSS (SI)(R13*4), Y12
+	VBROADCASTSS (R10)(R13*4), Y13
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VFMADD231PS  Y8, Y13, Y4
+	VFMADD231PS  Y9, Y13, Y5
+	VFMADD231PS  Y10, Y13, Y6
+	VFMADD231PS  Y11, Y13, Y7
+	ADDQ         R8, BX
+	INCQ         R13
+	CMPQ         R13, CX
+	JLT          gemmldt
+
+	VMOVUPS Y0, (DI)(R12*1)
+	VMOVUPS Y1, 32(DI)(R12*1)
+	VMOVUPS Y2, 64(DI)(R12*1)
+	VMOVUPS Y3, 96(DI)(R12*1)
+	VMOVUPS Y4, (R11)(R12*1)
+	VMOVUPS Y5, 32(R11)(R12*1)
+	VMOVUPS Y6, 64(R11)(R12*1)
+	VMOVUPS Y7, 96(R11)(R12*1)
+	ADDQ    $128, R12
+	JMP     gemmldj
+
+gemmlddone:
+	VZEROUPPER
+	RET
+
 // func gramToDistAVX2(gr, nb *float32, n int, na float32)
 //
 // g ← √max((na + nb) − 2g, 0); VMAXPS returns its second (Intel) source,

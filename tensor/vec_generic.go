@@ -42,3 +42,6 @@ func gemmT64Vec(c []float64, ldc int, a []float64, lda int, x []float64, ldx, ro
 
 // rot64Vec has no vector path in the portable build.
 func rot64Vec(x, y []float64, c, s float64) int { return 0 }
+
+// gemmLdVec has no strided kernel in this build (GemmLd reports false).
+func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool { return false }

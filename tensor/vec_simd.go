@@ -300,3 +300,6 @@ func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) {
 
 // PrefetchRows is a hint this build does not give (it changes no value).
 func PrefetchRows(data []float32, stride, width int, idx []int32) {}
+
+// gemmLdVec has no strided kernel in this build (GemmLd reports false).
+func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool { return false }
