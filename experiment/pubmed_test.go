@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rgnn/rgnn/data/synth"
 	"github.com/rgnn/rgnn/experiment"
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/report"
@@ -25,17 +24,7 @@ import (
 func TestPaperPubMedShortened(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	preset, err := synth.LookupPreset("pubmed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if preset, err = preset.Scaled(240); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "pubmed.npz")
-	if _, err := synth.Generate(ctx, preset, 0, path, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	path := tinyPubMed(t, filepath.Join(dir, "pubmed.npz"))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

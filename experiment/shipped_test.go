@@ -21,6 +21,23 @@ var shortened = map[string]any{
 	"trials": 2, "k": 8,
 }
 
+// tinyPubMed writes a generated 240-node PubMed-shaped graph to path and
+// returns path.
+func tinyPubMed(t *testing.T, path string) string {
+	t.Helper()
+	preset, err := synth.LookupPreset("pubmed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preset, err = preset.Scaled(240); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.Generate(context.Background(), preset, 0, path, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestShippedExperimentsRunAndReport expands every experiment file under
 // experiments/ and both `rgnn reproduce` grids (the dry run) and runs each, shortened, on a 240-node generated graph
 // into one store; none may fail, and `rgnn report` over the store must
@@ -32,17 +49,7 @@ func TestShippedExperimentsRunAndReport(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	preset, err := synth.LookupPreset("pubmed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if preset, err = preset.Scaled(240); err != nil {
-		t.Fatal(err)
-	}
-	graph := filepath.Join(dir, "tiny.npz")
-	if _, err := synth.Generate(ctx, preset, 0, graph, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	graph := tinyPubMed(t, filepath.Join(dir, "tiny.npz"))
 	st, err := store.Open(filepath.Join(dir, "results.db"))
 	if err != nil {
 		t.Fatal(err)
