@@ -81,13 +81,44 @@ func gemm512(out []float32, ldc int, a, b []float32, m, k, n int) {
 	archsimd.ClearAVXUpperBits()
 }
 
-// hasTranspose8 reports whether transpose8 has a vector kernel here: not in
-// this build, whose AVX2-only hosts transpose with scalar code (the same
-// values; only the default build has the 8×8 AVX2 tile).
-const hasTranspose8 = false
+// hasTranspose8 reports whether transpose8 has a vector kernel here (AVX2:
+// the tiles of hosts without AVX-512).
+var hasTranspose8 = useAVX2
 
-// transpose8 has no kernel in this build.
-func transpose8(dst []float32, ldd int, src []float32, lds int) bool { return false }
+// transpose8 writes the transpose of the 8×8 tile src (row stride lds) into
+// dst (row stride ldd): dst[j*ldd+i] = src[i*lds+j] (the default build's
+// transpose8AVX2: pairs of rows, pairs of pairs, then 128-bit halves). It
+// reports false (and does nothing) without AVX2.
+func transpose8(dst []float32, ldd int, src []float32, lds int) bool {
+	if !useAVX2 {
+		return false
+	}
+	_ = src[7*lds+7]
+	_ = dst[7*ldd+7]
+	r0, r1 := archsimd.LoadFloat32x8Slice(src[0:]), archsimd.LoadFloat32x8Slice(src[lds:])
+	r2, r3 := archsimd.LoadFloat32x8Slice(src[2*lds:]), archsimd.LoadFloat32x8Slice(src[3*lds:])
+	r4, r5 := archsimd.LoadFloat32x8Slice(src[4*lds:]), archsimd.LoadFloat32x8Slice(src[5*lds:])
+	r6, r7 := archsimd.LoadFloat32x8Slice(src[6*lds:]), archsimd.LoadFloat32x8Slice(src[7*lds:])
+	s0, s1 := r0.SelectFromPairGrouped(0, 1, 4, 5, r1), r0.SelectFromPairGrouped(2, 3, 6, 7, r1)
+	s2, s3 := r2.SelectFromPairGrouped(0, 1, 4, 5, r3), r2.SelectFromPairGrouped(2, 3, 6, 7, r3)
+	s4, s5 := r4.SelectFromPairGrouped(0, 1, 4, 5, r5), r4.SelectFromPairGrouped(2, 3, 6, 7, r5)
+	s6, s7 := r6.SelectFromPairGrouped(0, 1, 4, 5, r7), r6.SelectFromPairGrouped(2, 3, 6, 7, r7)
+	// u_c: rows 0–3 of columns c and c+4; u_{c+4}: rows 4–7 of the same.
+	u0, u1 := s0.SelectFromPairGrouped(0, 2, 4, 6, s2), s0.SelectFromPairGrouped(1, 3, 5, 7, s2)
+	u2, u3 := s1.SelectFromPairGrouped(0, 2, 4, 6, s3), s1.SelectFromPairGrouped(1, 3, 5, 7, s3)
+	u4, u5 := s4.SelectFromPairGrouped(0, 2, 4, 6, s6), s4.SelectFromPairGrouped(1, 3, 5, 7, s6)
+	u6, u7 := s5.SelectFromPairGrouped(0, 2, 4, 6, s7), s5.SelectFromPairGrouped(1, 3, 5, 7, s7)
+	u0.Select128FromPair(0, 2, u4).StoreSlice(dst[0:])
+	u1.Select128FromPair(0, 2, u5).StoreSlice(dst[ldd:])
+	u2.Select128FromPair(0, 2, u6).StoreSlice(dst[2*ldd:])
+	u3.Select128FromPair(0, 2, u7).StoreSlice(dst[3*ldd:])
+	u0.Select128FromPair(1, 3, u4).StoreSlice(dst[4*ldd:])
+	u1.Select128FromPair(1, 3, u5).StoreSlice(dst[5*ldd:])
+	u2.Select128FromPair(1, 3, u6).StoreSlice(dst[6*ldd:])
+	u3.Select128FromPair(1, 3, u7).StoreSlice(dst[7*ldd:])
+	archsimd.ClearAVXUpperBits()
+	return true
+}
 
 // hasTranspose16 reports whether transpose16 has a vector kernel here.
 var hasTranspose16 = useAVX512
@@ -181,6 +212,10 @@ func transpose16(dst []float32, ldd int, src []float32, lds int) bool {
 func weightedSum(o, x []float32, ldx int, c []float32) {
 	n, m := len(o), len(c)
 	if !useAVX512 || n%16 != 0 || m == 0 || n == 0 {
+		if useAVX2 && !useAVX512 && n%8 == 0 && m > 0 && n > 0 {
+			weightedSum8(o, x, ldx, c) // hosts with AVX2 only
+			return
+		}
 		weightedSumGeneric(o, x, ldx, c)
 		return
 	}
@@ -205,6 +240,39 @@ func weightedSum(o, x []float32, ldx int, c []float32) {
 		var a0 archsimd.Float32x16
 		for i, ci := range c {
 			a0 = archsimd.LoadFloat32x16Slice(x[i*ldx+j:]).MulAdd(archsimd.BroadcastFloat32x16(ci), a0)
+		}
+		a0.StoreSlice(o[j:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// weightedSum8 is weightedSum in 8-lane registers (len(o) a multiple of 8):
+// the sums of 32, then 8 columns stay in registers while the rows stream
+// past, each element the chain of fused multiply-adds over i in order
+// (the default build's weightedSumAVX2).
+func weightedSum8(o, x []float32, ldx int, c []float32) {
+	n, m := len(o), len(c)
+	_ = x[(m-1)*ldx+n-1]
+	j := 0
+	for ; j+32 <= n; j += 32 {
+		var a0, a1, a2, a3 archsimd.Float32x8
+		for i, ci := range c {
+			v := archsimd.BroadcastFloat32x8(ci)
+			r := x[i*ldx+j : i*ldx+j+32]
+			a0 = archsimd.LoadFloat32x8Slice(r[0:]).MulAdd(v, a0)
+			a1 = archsimd.LoadFloat32x8Slice(r[8:]).MulAdd(v, a1)
+			a2 = archsimd.LoadFloat32x8Slice(r[16:]).MulAdd(v, a2)
+			a3 = archsimd.LoadFloat32x8Slice(r[24:]).MulAdd(v, a3)
+		}
+		a0.StoreSlice(o[j:])
+		a1.StoreSlice(o[j+8:])
+		a2.StoreSlice(o[j+16:])
+		a3.StoreSlice(o[j+24:])
+	}
+	for ; j < n; j += 8 {
+		var a0 archsimd.Float32x8
+		for i, ci := range c {
+			a0 = archsimd.LoadFloat32x8Slice(x[i*ldx+j:]).MulAdd(archsimd.BroadcastFloat32x8(ci), a0)
 		}
 		a0.StoreSlice(o[j:])
 	}

@@ -72,26 +72,34 @@ func TestGemmStrided(t *testing.T) {
 	}
 }
 
-// TestTranspose16 checks the tile transpose (where the build has one)
-// against the definition, with strides wider than the tile.
-func TestTranspose16(t *testing.T) {
-	const lds, ldd = 20, 37
-	src := make([]float32, 16*lds)
-	for i := range src {
-		src[i] = float32(i)
-	}
-	dst := make([]float32, 16*ldd)
-	if !transpose16(dst, ldd, src, lds) {
-		t.Skip("no vector transpose in this build or CPU")
-	}
-	for i := range 16 {
-		for j := range ldd {
-			want := float32(0)
-			if j < 16 {
-				want = src[j*lds+i]
-			}
-			if dst[i*ldd+j] != want {
-				t.Fatalf("dst[%d][%d] = %v, want %v", i, j, dst[i*ldd+j], want)
+// TestTransposeTiles checks the 16×16 and the 8×8 tile transposes (where
+// the build and the CPU have them) against the definition, with strides
+// wider than the tile.
+func TestTransposeTiles(t *testing.T) {
+	for _, tile := range []struct {
+		n  int
+		fn func(dst []float32, ldd int, src []float32, lds int) bool
+	}{{16, transpose16}, {8, transpose8}} {
+		n := tile.n
+		lds, ldd := n+4, n+21
+		src := make([]float32, n*lds)
+		for i := range src {
+			src[i] = float32(i)
+		}
+		dst := make([]float32, n*ldd)
+		if !tile.fn(dst, ldd, src, lds) {
+			t.Logf("no %d×%d vector transpose in this build or CPU", n, n)
+			continue
+		}
+		for i := range n {
+			for j := range ldd {
+				want := float32(0)
+				if j < n {
+					want = src[j*lds+i]
+				}
+				if dst[i*ldd+j] != want {
+					t.Fatalf("%d×%d: dst[%d][%d] = %v, want %v", n, n, i, j, dst[i*ldd+j], want)
+				}
 			}
 		}
 	}

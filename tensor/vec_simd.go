@@ -213,11 +213,28 @@ func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
 	if !useAVX2 || n%32 != 0 {
 		return false
 	}
+	gemmRows(out, n, a, b, m, k, n, acc)
+	return true
+}
+
+// gemmLdVec is GemmLd's AVX2 path: gemmSmallVec's operations into rows of
+// stride ldc.
+func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool {
+	if !useAVX2 || n%32 != 0 || n == 0 || m == 0 || k == 0 || ldc < n ||
+		len(out) < (m-1)*ldc+n || len(a) < m*k || len(b) < k*n {
+		return false
+	}
+	gemmRows(out, ldc, a, b, m, k, n, false)
+	return true
+}
+
+// gemmRows is gemmSmallVec with output rows of stride ldc.
+func gemmRows(out []float32, ldc int, a, b []float32, m, k, n int, acc bool) {
 	i := 0
 	for ; i+2 <= m; i += 2 {
 		a0, a1 := a[i*k:(i+1)*k], a[(i+1)*k:(i+2)*k]
 		for j := 0; j < n; j += 32 {
-			o0, o1 := out[i*n+j:i*n+j+32], out[(i+1)*n+j:(i+1)*n+j+32]
+			o0, o1 := out[i*ldc+j:i*ldc+j+32], out[(i+1)*ldc+j:(i+1)*ldc+j+32]
 			var c00, c01, c02, c03, c10, c11, c12, c13 archsimd.Float32x8
 			if acc {
 				c00, c01 = archsimd.LoadFloat32x8Slice(o0[0:]), archsimd.LoadFloat32x8Slice(o0[8:])
@@ -245,7 +262,7 @@ func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
 	}
 	archsimd.ClearAVXUpperBits()
 	for ; i < m; i++ {
-		o := out[i*n : (i+1)*n]
+		o := out[i*ldc : i*ldc+n]
 		if !acc {
 			clear(o)
 		}
@@ -254,7 +271,6 @@ func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
 		}
 	}
 	archsimd.ClearAVXUpperBits()
-	return true
 }
 
 // gramToDistVec is GramToDist 8 lanes at a time; it returns how many
@@ -300,6 +316,3 @@ func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) {
 
 // PrefetchRows is a hint this build does not give (it changes no value).
 func PrefetchRows(data []float32, stride, width int, idx []int32) {}
-
-// gemmLdVec has no strided kernel in this build (GemmLd reports false).
-func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool { return false }
