@@ -168,7 +168,8 @@ func TestBreakdownPoint(t *testing.T) {
 }
 
 // TestReferenceExamples are the unit examples of the reference tests
-// (REFERENCE_NOTES 4.4).
+// (tests/means_test.py of the reference, tests/aggregation_test.py of the
+// at-scale repository).
 func TestReferenceExamples(t *testing.T) {
 	A := dense([][]float64{{.5, .3, 0, .4}, {.3, .2, 0, 0}, {0, 0, .9, .3}, {.4, 0, .4, .4}})
 	X := dense([][]float64{{-10, 10, 10}, {-1, 1, 1}, {0, 0, 0}, {10, -10, -10}})

@@ -6,10 +6,11 @@ import (
 	"github.com/rgnn/rgnn/tensor"
 )
 
-// SoftMedian is the Soft Median of Geisler et al. (NeurIPS 2021,
-// REFERENCE_NOTES 4.3): with x̄_v the weighted dimension-wise median of the
-// neighbours (its indices are constants of the backward pass; its values are
-// gathered from x, so gradients flow through them),
+// SoftMedian is the Soft Median of Geisler et al. (NeurIPS 2021; the
+// at-scale reference's rgnn_at_scale/aggregation.py:soft_median): with x̄_v
+// the weighted dimension-wise median of the neighbours (its indices are
+// constants of the backward pass; its values are gathered from x, so
+// gradients flow through them),
 //
 //	dist_vj = ‖x̄_v − x_j‖ / √d,   s = softmax_j(−dist / T) over row v,
 //	out_v   = (Σ_j A_vj) · Σ_j [s_j A_vj / Σ_j' s_j' A_vj'] x_j.

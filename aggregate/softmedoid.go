@@ -95,7 +95,7 @@ func (m *SoftKMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
 // the rest, the same bits. Writing the distances and reading them back
 // costs memory traffic comparable to computing them, so a lone forward pass
 // (and a narrow one, where computing them is cheap) does not keep them (see
-// DESIGN.md).
+// the package comment, "What the forward keeps").
 func (m *SoftKMedoid) ForwardForBackward(a *tensor.CSR, x, out *tensor.Dense) any {
 	return m.forward(a, x, out, true)
 }

@@ -17,4 +17,29 @@
 // previous pass is invalid and its storage is reused, so a training loop
 // allocates nothing in steady state. Every op is deterministic: kernels are
 // parallel over output rows only, or reduce in a fixed order.
+//
+// # Fused ops
+//
+// Chains of tiny ops (each an n×8 or nnz×1 temporary and a goroutine
+// fan-out) dominated GAT's and GCN's epochs, so the hot chains are single
+// ops with the chain's values and masks, tested bit for bit against it:
+// [Tape.BiasActDropout] (bias + ReLU/ELU + dropout in one pass forward, ReLU
+// by the sign bit and the mask by an AND, no unpredictable branch; one pass
+// backward that also sums the bias gradient over 16 fixed row blocks) and
+// [Tape.GATAttention] (all heads' scores, edge softmax, attention dropout
+// and aggregation in one row-parallel pass; the backward gathers column sums
+// through the graph's cached transpose, so it stays deterministic without
+// per-edge buffers). A gradient buffer created by the op that fills it is
+// written, not zeroed and accumulated (gradFresh). The cross-entropy over
+// many rows (from 4,096) computes its per-row terms and gradients in
+// parallel and sums the terms in row order, the sequential loop's bits.
+// Subnormal arithmetic costs ~1 µs per operation on some hosts, so softmax,
+// log-softmax and cross-entropy flush exponentials below the normal range
+// to zero (x < −708 in float64, results below 2⁻¹²⁶ in float32); GAT's
+// attention softmax produced many such values.
+// [Tape.Aggregate] knows before the forward pass whether it records a
+// backward and then asks the aggregation to keep what its backward needs
+// (package aggregate); [Tape.SymLowRank] propagates with a low-rank graph
+// (SVD GCN), whose backward is the same product since the graph is
+// symmetric.
 package autograd

@@ -57,9 +57,60 @@
 //
 // TopKPPR is the same push for a set of nodes (or all) on graphs of any
 // size: len(nodes) × n rows, each row bit-identical to ApproxGDC's row of
-// that node, written straight into fixed k-slot arrays, so memory is
-// O(n + len(nodes)·k) plus O(n) push state per worker (ogbn-arxiv-sized,
-// k = 64, eps = 1e-4: ~20 CPU seconds, 191 MB peak RSS).
+// that node, written straight into fixed k-slot arrays (compacted in place
+// at the end), so memory is O(n + len(nodes)·k) plus O(n) push state per
+// worker (ogbn-arxiv-sized, k = 64, eps = 1e-4: ~20 CPU seconds, 191 MB
+// peak RSS). Up to 16 nodes push on the CSR itself (nodePush: degrees,
+// thresholds and weights computed for the rows the push reaches, the same
+// updates in the same order), so evaluating one target of a large graph
+// costs its push, not the preparation of the whole push graph.
+//
+// # Speed of the push
+//
+// Randomized smoothing diffuses every sampled graph afresh, so the push is
+// tuned for many sources on small graphs, each change keeping every value
+// and order:
+//
+//   - self loops are solved in closed form (a push of r_v moves
+//     α·r_v/(1−c_v) into p_v, c_v the self-loop share: the limit of
+//     infinitely many pushes, so the error bound is unchanged, with far
+//     fewer pops on low-degree nodes);
+//   - a node is queued exactly when its residual crosses the threshold, and
+//     a worker switches between tracking touched nodes and clearing/scanning
+//     densely by the size of its last push;
+//   - a node with a single neighbour u gets π = keep·e + scale·π_u from u's
+//     push instead of its own (a quarter of the nodes after 40% deletions);
+//   - the loop over a popped node's neighbours has no data-dependent branch:
+//     each neighbour is written to the free slot after the touched list and
+//     after the queue's tail (a ring of a power of two > n slots), and the
+//     lengths advance by the conditions — on sampled cora_ml graphs the
+//     branching loop spent most of its time in mispredictions;
+//   - the top-k of a row skips the tie regrouping when exactly k candidates
+//     lie within the tie tolerance of the k-th value, and puts the selection
+//     in column order through a bitmap over the columns' range.
+//
+// On graphs whose push state outgrows the caches (from 32,768 nodes) a
+// push costs memory latency, not arithmetic: the same ~2,200 updates per
+// source take ~19 µs at 20,000 nodes and ~80 µs at arXiv's size. A node's
+// residual, threshold, estimate and touched flag share one 32-byte slot
+// (one cache line per touched node instead of three), and because the queue
+// says which rows come next, each pop prefetches the row offsets 12 entries
+// ahead, the neighbours and weights 8 ahead and the neighbours' slots 4
+// ahead (PREFETCHT0; a no-op in the portable build; TestPushPrefetchSameBits).
+// arXiv's top-k PPR runs about 1.26× faster (5.71 → 4.54 s for the scale
+// benchmark's ppr stage); reordering the nodes (by degree or BFS) or
+// interleaving two sources on one worker did not help on the generated
+// graphs.
+//
+// LocalPPR's backward reads one top-k row per candidate, at random in a
+// large matrix: it tests a column bitmap (n/64 words, in cache) before
+// reading the gradient and loads a row pfAhead = 16 rows ahead (a plain
+// load, so the CPU waits for several rows at once), which took an epoch of
+// 10,000 candidates on a 400,000-node matrix from 5.2 to 3.5 ms.
+//
+// Exact PPR's block-CG loops have 4-wide float64 AVX versions (cg_amd64.s,
+// or archsimd with GOEXPERIMENT=simd) that do the same multiplies and adds
+// in the same order (no FMA), so every build gives the same bits.
 //
 // PrepCache memoises any preprocessing result by a 64-bit FNV-1a fingerprint
 // of the input CSR plus a parameter string (a hit is confirmed against a
@@ -76,16 +127,36 @@
 // thick-restart block Lanczos (block 4, full reorthogonalisation as matrix
 // products, restart at ~3·rank vectors keeping ~1.5·rank Ritz vectors) until
 // every kept Ritz residual is ≤ 1e-10·‖A‖; the start block comes from a fixed
-// seed. The basis is node-major, so the reorthogonalisation and the Ritz
-// vectors are float64 AVX2 products (tensor.Gemm64, GemmT64); the block is
-// orthonormalised by CholeskyQR2 (MGS with deflation when nearly
-// dependent); the projected matrix is diagonalised by Householder
-// tridiagonalisation and tql2 with row rotations (symEig). Up to MaxSVDNodes.
+// seed. The basis is node-major (q[i*ld+s]: the 4 vectors of a block at one
+// node are one AVX2 register), so the full reorthogonalisation
+// (C = Qᵀ·W, W −= Q·C), the Ritz vectors at a restart (written back into
+// each node's row in place) and the final vectors are float64 AVX2 products
+// (tensor.Gemm64, GemmT64) instead of gonum's SSE2 Dgemm; reductions over
+// the nodes sum fixed chunks of ≥ 4,096 nodes in order. The block is
+// orthonormalised by CholeskyQR2 (two Gram matrices and two triangular
+// solves) when its first Cholesky pivots stay above 1e-5 of the column
+// norms, else by modified Gram–Schmidt with deflation. The projected matrix
+// (151×151 at rank 50) is diagonalised by Householder tridiagonalisation
+// and EISPACK's tql2, whose plane rotations update the rows of Zᵀ
+// (tensor.Rot64, contiguous) — gonum's EigenSym applies them to strided
+// columns and was 40% of an SVD. Together: 148 → ~48 CPU ms per SVD of a
+// sampled cora_ml graph (BenchmarkTruncatedSVDSampled), σ within 1e-10 of
+// the dense solver (TestTruncatedSVDvsDense), the same bits in the three
+// builds and at any GOMAXPROCS (TestSVDBitsPinned, at the default
+// GOAMD64=v1: higher levels let the compiler fuse scalar multiply-adds).
+// Tuning the basis size or a block of 8 did not beat these sizes. The basis
+// holds ~3·rank + 2·block vectors plus the restart's Ritz vectors (~2 KB
+// per node at rank 50), so graphs above MaxSVDNodes are refused.
 //
 // The normalised graph is dense (n² entries, 7.9M for cora_ml) but of low
 // rank: SVDLowRank / NewSVDNorm keep it as tensor.SymLowRank,
 // Â = U·Λ·Uᵀ + D_r² with U = D_r·V, whose product with an n×d matrix costs
-// O(n·rank·d) — what svd_gcn propagates with. SVDGraph / SVDNormAdj
+// O(n·rank·d) — what svd_gcn propagates with (one certification sample of
+// svd_gcn on cora_ml cost 473 CPU ms with the dense graph, mostly writing,
+// transposing and clearing its n² entries). A negative row sum, which a
+// rank-50 approximation of a randomly sampled graph occasionally has, gets
+// the reference's NaN scale, so the model predicts class 0 for every node
+// of that sample as the reference's argmax does. SVDGraph / SVDNormAdj
 // materialise it (up to MaxSVDGraphNodes) for the tests and Figure 1.
 //
 // # Jaccard (Jaccard GCN)

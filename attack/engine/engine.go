@@ -1,21 +1,3 @@
-// Package engine holds the gradient engines of the attacks: each evaluates
-// an attacked model on a weighted symmetric adjacency and returns the
-// gradient of the attack loss with respect to undirected pair weights
-// (attack.Engine).
-//
-// GCN is the transfer surrogate: for a 2-layer GCN the gradient with
-// respect to the normalised adjacency is the low-rank product M·Nᵀ (rank
-// C+h), so the gradient with respect to ANY pair, edge or not, costs O(C+h)
-// and the full n×n gradient of FGSM/PGD is formed row-blocked without
-// storing it (memory O(n·(C+h)), attack.DenseEngine). Tape differentiates
-// any model with plain gcn_norm preprocessing through its own
-// preprocessing via the autograd tape (adaptive attacks): the candidate
-// pairs are part of the sparse structure with their relaxed weights. GDC
-// differentiates models with GDC preprocessing through the exact dense
-// diffusion, PushPPR those with the push approximation and the PPRGo
-// models through their top-k PPR rows (global attacks, any size). PPRGo is the local engine of the PPRGo models: a target's PPR
-// row updated in closed form (attack.LocalEngine). New picks the engine of
-// a model for global attacks, NewTargeted for targeted ones.
 package engine
 
 import (
