@@ -2,8 +2,9 @@
 // before message passing: the GCN normalisation, graph diffusion (personalised
 // PageRank, exact and approximate), the truncated-SVD and Jaccard
 // preprocessing of the defences, connected components and symmetric edge
-// flips. Nothing here mutates its inputs or keeps global state; results are
-// bit-identical for any GOMAXPROCS.
+// flips. The linear algebra underneath (block Lanczos, block-CG kernels) is
+// package linalg. Nothing here mutates its inputs or keeps global state;
+// results are bit-identical for any GOMAXPROCS.
 //
 // # GCN normalisation
 //
@@ -36,7 +37,7 @@
 // conjugate gradients reach a relative residual of 1e-12 in about 50
 // iterations. Column u of S = α M⁻¹ e_u equals row u (S is symmetric), so
 // every source is one CG solve, 32 sources at a time per goroutine with
-// interleaved vectors. This needs O(n) memory per source instead of the dense
+// interleaved vectors (linalg's block-CG kernels). This needs O(n) memory per source instead of the dense
 // n×n inverse and was measured faster than gonum's dense Cholesky or LU
 // inverse (cora_ml: ~0.9 s vs 3.3 s and 3.6 s on 2 cores). Non-symmetric or
 // signed inputs fall back to the dense LU inverse. Graphs above
@@ -72,15 +73,8 @@
 // L = U S Vᵀ and normalises it with svd_norm_adj: M = L + I,
 // r = rowsum(M)^{-1/2} (1/√0 → 0), D_r M D_r. For a symmetric A the SVD is
 // the eigendecomposition ordered by |λ|: σ_t = |λ_t| and L = Σ_t λ_t v_t v_tᵀ
-// over the 50 eigenpairs of largest magnitude. TruncatedSVD finds them with
-// thick-restart block Lanczos (block 4, full reorthogonalisation as matrix
-// products, restart at ~3·rank vectors keeping ~1.5·rank Ritz vectors) until
-// every kept Ritz residual is ≤ 1e-10·‖A‖; the start block comes from a fixed
-// seed. The basis is node-major, so the reorthogonalisation and the Ritz
-// vectors are float64 AVX2 products (tensor.Gemm64, GemmT64); the block is
-// orthonormalised by CholeskyQR2 (MGS with deflation when nearly
-// dependent); the projected matrix is diagonalised by Householder
-// tridiagonalisation and tql2 with row rotations (symEig). Up to MaxSVDNodes.
+// over the 50 eigenpairs of largest magnitude, which linalg.TruncatedSVD
+// finds by block Lanczos (up to linalg.MaxSVDNodes).
 //
 // The normalised graph is dense (n² entries, 7.9M for cora_ml) but of low
 // rank: SVDLowRank / NewSVDNorm keep it as tensor.SymLowRank,
