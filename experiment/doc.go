@@ -12,5 +12,6 @@
 // model and training parameters, training it first (once, even with
 // concurrent workers) if it is missing.
 //
-// [Reproduction] is the embedded experiment behind `rgnn reproduce`.
+// [Reproduction] is the embedded experiment behind `rgnn reproduce`
+// (package reproduce runs it and writes its report).
 package experiment
