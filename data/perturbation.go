@@ -3,7 +3,6 @@ package data
 import (
 	"fmt"
 
-	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -136,7 +135,7 @@ func LoadPerturbedGraph(path string, clean *tensor.CSR) (*tensor.CSR, error) {
 			pairs = append(pairs, [2]int{int(u), int(w)})
 		}
 	}
-	adj, err := graph.FlipEdges(clean, pairs)
+	adj, err := tensor.FlipEdges(clean, pairs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,21 +55,5 @@ func TestExecuteStopsAtMissingDataset(t *testing.T) {
 			t.Errorf("workers=%d: %d failures recorded", workers, len(f))
 		}
 		st.Close()
-	}
-}
-
-// Reproduce on a missing dataset returns the error and writes no report.
-func TestReproduceMissingDataset(t *testing.T) {
-	dir := offline(t)
-	out := filepath.Join(t.TempDir(), "out")
-	_, err := Reproduce(context.Background(), ReproduceOptions{Dataset: "cora_ml", Quick: true, Out: out, DataDir: dir})
-	var me *data.MissingError
-	if !errors.As(err, &me) {
-		t.Fatalf("%v, want a *data.MissingError", err)
-	}
-	for _, f := range []string{"report.md", "report.html", "figures"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
-			t.Errorf("%s written for a dataset that is missing", f)
-		}
 	}
 }

@@ -2,8 +2,9 @@
 // before message passing: the GCN normalisation, graph diffusion (personalised
 // PageRank, exact and approximate), the truncated-SVD and Jaccard
 // preprocessing of the defences, connected components and symmetric edge
-// flips. Nothing here mutates its inputs or keeps global state; results are
-// bit-identical for any GOMAXPROCS.
+// flips. The linear algebra underneath (block Lanczos, block-CG kernels) is
+// package linalg. Nothing here mutates its inputs or keeps global state;
+// results are bit-identical for any GOMAXPROCS.
 //
 // # GCN normalisation
 //
@@ -36,7 +37,7 @@
 // conjugate gradients reach a relative residual of 1e-12 in about 50
 // iterations. Column u of S = α M⁻¹ e_u equals row u (S is symmetric), so
 // every source is one CG solve, 32 sources at a time per goroutine with
-// interleaved vectors. This needs O(n) memory per source instead of the dense
+// interleaved vectors (linalg's block-CG kernels). This needs O(n) memory per source instead of the dense
 // n×n inverse and was measured faster than gonum's dense Cholesky or LU
 // inverse (cora_ml: ~0.9 s vs 3.3 s and 3.6 s on 2 cores). Non-symmetric or
 // signed inputs fall back to the dense LU inverse. Graphs above
@@ -123,30 +124,8 @@
 // L = U S Vᵀ and normalises it with svd_norm_adj: M = L + I,
 // r = rowsum(M)^{-1/2} (1/√0 → 0), D_r M D_r. For a symmetric A the SVD is
 // the eigendecomposition ordered by |λ|: σ_t = |λ_t| and L = Σ_t λ_t v_t v_tᵀ
-// over the 50 eigenpairs of largest magnitude. TruncatedSVD finds them with
-// thick-restart block Lanczos (block 4, full reorthogonalisation as matrix
-// products, restart at ~3·rank vectors keeping ~1.5·rank Ritz vectors) until
-// every kept Ritz residual is ≤ 1e-10·‖A‖; the start block comes from a fixed
-// seed. The basis is node-major (q[i*ld+s]: the 4 vectors of a block at one
-// node are one AVX2 register), so the full reorthogonalisation
-// (C = Qᵀ·W, W −= Q·C), the Ritz vectors at a restart (written back into
-// each node's row in place) and the final vectors are float64 AVX2 products
-// (tensor.Gemm64, GemmT64) instead of gonum's SSE2 Dgemm; reductions over
-// the nodes sum fixed chunks of ≥ 4,096 nodes in order. The block is
-// orthonormalised by CholeskyQR2 (two Gram matrices and two triangular
-// solves) when its first Cholesky pivots stay above 1e-5 of the column
-// norms, else by modified Gram–Schmidt with deflation. The projected matrix
-// (151×151 at rank 50) is diagonalised by Householder tridiagonalisation
-// and EISPACK's tql2, whose plane rotations update the rows of Zᵀ
-// (tensor.Rot64, contiguous) — gonum's EigenSym applies them to strided
-// columns and was 40% of an SVD. Together: 148 → ~48 CPU ms per SVD of a
-// sampled cora_ml graph (BenchmarkTruncatedSVDSampled), σ within 1e-10 of
-// the dense solver (TestTruncatedSVDvsDense), the same bits in the three
-// builds and at any GOMAXPROCS (TestSVDBitsPinned, at the default
-// GOAMD64=v1: higher levels let the compiler fuse scalar multiply-adds).
-// Tuning the basis size or a block of 8 did not beat these sizes. The basis
-// holds ~3·rank + 2·block vectors plus the restart's Ritz vectors (~2 KB
-// per node at rank 50), so graphs above MaxSVDNodes are refused.
+// over the 50 eigenpairs of largest magnitude, which linalg.TruncatedSVD
+// finds by block Lanczos (up to linalg.MaxSVDNodes).
 //
 // The normalised graph is dense (n² entries, 7.9M for cora_ml) but of low
 // rank: SVDLowRank / NewSVDNorm keep it as tensor.SymLowRank,

@@ -10,6 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/rgnn/rgnn/linalg"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -52,7 +53,7 @@ func TestJaccardFilter(t *testing.T) {
 		if got := UpperTriangleEdges(out); !slices.Equal(got, tc.kept) {
 			t.Errorf("t=%v: kept %v, want %v", tc.thr, got, tc.kept)
 		}
-		if !isSymmetric(out) {
+		if !linalg.IsSymmetric(out) {
 			t.Errorf("t=%v: result not symmetric", tc.thr)
 		}
 	}
@@ -109,7 +110,7 @@ func TestFlipEdgesProperties(t *testing.T) {
 		if err := f.Validate(); err != nil {
 			rt.Fatal(err)
 		}
-		if !isSymmetric(f) {
+		if !linalg.IsSymmetric(f) {
 			rt.Fatal("not symmetric")
 		}
 		for i := 0; i < n; i++ {

@@ -67,7 +67,7 @@ type diffusionGraph struct {
 	vals    []float64 // Â entries (A's values, +1 on the diagonal)
 	deg     []float64 // d̃ = row sums of Â
 	// nonneg reports that no entry is negative (whether Â is symmetric,
-	// which only the exact paths ask, is isSymmetric's O(nnz·log) check:
+	// which only the exact paths ask, is linalg.IsSymmetric's O(nnz·log) check:
 	// the push does not pay for it)
 	nonneg bool
 }
@@ -129,24 +129,6 @@ func newDiffusionGraph(a *tensor.CSR) (*diffusionGraph, error) {
 		g.deg[i] = d
 	}
 	return g, nil
-}
-
-// isSymmetric reports whether a equals its transpose exactly (structure
-// and values).
-func isSymmetric(a *tensor.CSR) bool {
-	if a.Rows != a.Cols {
-		return false
-	}
-	for i := 0; i < a.Rows; i++ {
-		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
-			j := int(a.Indices[k])
-			p, ok := a.Find(j, i)
-			if !ok || a.Values[p] != a.Values[k] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // rowResults collects, per source row, at most kk (column, value) pairs and

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 
+	"github.com/rgnn/rgnn/linalg"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -28,7 +29,7 @@ func ExactGDCDense(a *tensor.CSR, alpha float64, k int, tol float64, dst *tensor
 	if g.n > MaxExactPPRNodes {
 		return nil, nil, fmt.Errorf("gdc: dense diffusion refused for %d nodes (limit %d, 4n² bytes)", g.n, MaxExactPPRNodes)
 	}
-	if !g.nonneg || !isSymmetric(a) {
+	if !g.nonneg || !linalg.IsSymmetric(a) {
 		return nil, nil, fmt.Errorf("gdc: dense diffusion needs a symmetric, nonnegative adjacency")
 	}
 	kk := k

@@ -6,14 +6,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rgnn/rgnn/linalg"
 	"github.com/rgnn/rgnn/tensor"
 )
 
 const (
-	// cgBlock is the number of sources one worker iterates together; their
-	// vectors are interleaved (row-major n×cgBlock) so that every nonzero of
-	// T is loaded once per block instead of once per source.
-	cgBlock = 32
 	// cgTol is the relative residual ‖r‖/‖α e_u‖ at which a source's CG
 	// stops. The error of S[u,·] is then ≤ κ·cgTol·α ≤ 2.5e-12 in the 2-norm
 	// (κ ≤ (2−α)/α), far below float32 resolution and below the top-k tie
@@ -50,7 +47,7 @@ func ExactGDC(a *tensor.CSR, alpha float64, k int) (*tensor.CSR, error) {
 		kk = g.n
 	}
 	res := newRowResults(g.n, kk)
-	if g.nonneg && isSymmetric(a) {
+	if g.nonneg && linalg.IsSymmetric(a) {
 		err = g.exactRowsCG(alpha, res)
 	} else {
 		err = g.exactRowsDense(alpha, res)
@@ -104,18 +101,21 @@ func (g *diffusionGraph) exactRowsCG(alpha float64, res *rowResults) error {
 	}
 }
 
+// cgWorker iterates linalg.CGBlock sources together; their vectors are
+// interleaved (row-major n×linalg.CGBlock) so that every nonzero of T is
+// loaded once per block instead of once per source.
 type cgWorker struct {
-	x, r, p, q [][cgBlock]float64
-	src        [cgBlock]int
-	iter       [cgBlock]int
-	rr         [cgBlock]float64
+	x, r, p, q [][linalg.CGBlock]float64
+	src        [linalg.CGBlock]int
+	iter       [linalg.CGBlock]int
+	rr         [linalg.CGBlock]float64
 	row        []candidate
 	sel        topKSelector
 }
 
 func newCGWorker(n int) *cgWorker {
-	w := &cgWorker{x: make([][cgBlock]float64, n), r: make([][cgBlock]float64, n),
-		p: make([][cgBlock]float64, n), q: make([][cgBlock]float64, n), row: make([]candidate, n)}
+	w := &cgWorker{x: make([][linalg.CGBlock]float64, n), r: make([][linalg.CGBlock]float64, n),
+		p: make([][linalg.CGBlock]float64, n), q: make([][linalg.CGBlock]float64, n), row: make([]candidate, n)}
 	for b := range w.src {
 		w.src[b] = -1
 	}
@@ -139,7 +139,7 @@ func (w *cgWorker) load(b, u int, alpha float64) {
 // a source is the same whichever slot or worker computes it.
 func (w *cgWorker) run(g *diffusionGraph, ct []float64, alpha float64, res *rowResults, next func() (int, bool)) error {
 	active := 0
-	for b := range cgBlock {
+	for b := range linalg.CGBlock {
 		u, ok := next()
 		if !ok {
 			u = -1
@@ -148,23 +148,23 @@ func (w *cgWorker) run(g *diffusionGraph, ct []float64, alpha float64, res *rowR
 		}
 		w.load(b, u, alpha)
 	}
-	var pq, a, rrn, beta [cgBlock]float64
+	var pq, a, rrn, beta [linalg.CGBlock]float64
 	tol := cgTol * alpha
 	if res.tol > 0 {
 		tol = res.tol * alpha
 	}
 	for active > 0 {
 		// q = (I − (1−α)T) p and pq = pᵀq, one row at a time.
-		cgMatVec(w.q, w.p, g.indptr, g.indices, ct, &pq)
-		for b := range cgBlock {
+		linalg.CGMatVec(w.q, w.p, g.indptr, g.indices, ct, &pq)
+		for b := range linalg.CGBlock {
 			a[b] = 0
 			if w.src[b] >= 0 {
 				a[b] = w.rr[b] / pq[b]
 			}
 		}
-		cgUpdate(w.x, w.r, w.p, w.q, &a, &rrn)
-		var done [cgBlock]bool
-		for b := range cgBlock {
+		linalg.CGUpdate(w.x, w.r, w.p, w.q, &a, &rrn)
+		var done [linalg.CGBlock]bool
+		for b := range linalg.CGBlock {
 			beta[b] = 0
 			if w.src[b] < 0 {
 				continue
@@ -181,8 +181,8 @@ func (w *cgWorker) run(g *diffusionGraph, ct []float64, alpha float64, res *rowR
 			beta[b] = rrn[b] / w.rr[b]
 			w.rr[b] = rrn[b]
 		}
-		cgDirection(w.p, w.r, &beta)
-		for b := range cgBlock {
+		linalg.CGDirection(w.p, w.r, &beta)
+		for b := range linalg.CGBlock {
 			if !done[b] {
 				continue
 			}

@@ -1,156 +1,19 @@
 package graph
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/rgnn/rgnn/linalg"
 	"github.com/rgnn/rgnn/tensor"
 )
 
 // MaxSVDGraphNodes bounds n for the dense form of the SVD graph (SVDGraph,
 // SVDNormAdj: n² entries). The low-rank form (SVDLowRank, which svd_gcn
-// uses) is bounded by MaxSVDNodes only.
+// uses) is bounded by linalg.MaxSVDNodes only.
 const MaxSVDGraphNodes = 20000
-
-// MaxSVDNodes bounds n for TruncatedSVD's block Lanczos: its full
-// reorthogonalisation keeps the whole basis (about 3·rank + 2·block vectors
-// of length n) plus the 1.5·rank Ritz vectors of a restart in float64 —
-// ~2 KB per node at rank 50, 2 GB at this limit — and every step projects
-// against all of it.
-const MaxSVDNodes = 1_000_000
-
-const (
-	// svdTol is the Ritz residual ‖A v − θ v‖ (relative to |θ_1| = ‖A‖₂)
-	// at which the kept eigenpairs count as converged. Eigenvalues are then
-	// exact to ~svdTol²·‖A‖/gap, far below the requested 1e-6.
-	svdTol = 1e-10
-	// svdSeed fixes the Lanczos start block, so the result is reproducible.
-	svdSeed = 0x5eed5bd
-	// svdMaxCycles bounds the thick restarts of block Lanczos.
-	svdMaxCycles = 500
-)
-
-// LowRank is a symmetric rank-r matrix Σ_t λ_t v_t v_tᵀ — for a symmetric A
-// its truncated SVD U·diag(σ)·Vᵀ with σ_t = |λ_t|, u_t = v_t and the sign of
-// λ_t moved into the right singular vector.
-type LowRank struct {
-	N, Rank int
-	// Values are the eigenvalues λ_t, ordered by |λ| descending (ties: the
-	// larger λ first).
-	Values []float64
-	// Vectors is N×Rank row-major: Vectors[i*Rank+t] = v_t[i]; the v_t are
-	// orthonormal.
-	Vectors []float64
-}
-
-// SingularValues returns σ_t = |λ_t| (descending).
-func (l *LowRank) SingularValues() []float64 {
-	s := make([]float64, len(l.Values))
-	for i, v := range l.Values {
-		s[i] = math.Abs(v)
-	}
-	return s
-}
-
-// At returns entry (i, j) of the low-rank matrix.
-func (l *LowRank) At(i, j int) float64 {
-	vi, vj := l.Vectors[i*l.Rank:(i+1)*l.Rank], l.Vectors[j*l.Rank:(j+1)*l.Rank]
-	var s float64
-	for t, lam := range l.Values {
-		s += lam * vi[t] * vj[t]
-	}
-	return s
-}
-
-// TruncatedSVD returns the rank-`rank` truncated SVD of the symmetric matrix
-// a (scipy's svds(A, k=rank): the rank largest singular values), as the
-// eigenpairs of largest magnitude. 1 ≤ rank < n. Small matrices use gonum's
-// dense EigenSym; larger ones block Lanczos with full reorthogonalisation on
-// the sparse matrix, run until every kept Ritz pair has residual ≤ 1e-10·‖A‖.
-// The result is deterministic (fixed start block, order-fixed reductions).
-// If |λ| is tied across the cut (e.g. λ and −λ) the choice is arbitrary but
-// fixed, as it is in scipy.
-func TruncatedSVD(a *tensor.CSR, rank int) (*LowRank, error) {
-	if a == nil {
-		return nil, errors.New("svd: nil matrix")
-	}
-	if a.Rows != a.Cols {
-		return nil, fmt.Errorf("svd: matrix is %d×%d, want square (symmetric)", a.Rows, a.Cols)
-	}
-	if err := a.Validate(); err != nil {
-		return nil, fmt.Errorf("svd: %w", err)
-	}
-	n := a.Rows
-	if n > MaxSVDNodes {
-		keep, mMax := lanczosSizes(rank, lanczosBlock(rank))
-		return nil, fmt.Errorf("svd: %d nodes exceed the limit MaxSVDNodes = %d (block Lanczos with full reorthogonalisation keeps %d float64 vectors of length n: %.1f GB)",
-			n, MaxSVDNodes, mMax+keep+4*lanczosBlock(rank), float64(mMax+keep+4*lanczosBlock(rank))*8*float64(n)/1e9)
-	}
-	if rank < 1 || rank >= n {
-		return nil, fmt.Errorf("svd: rank %d outside [1, n) = [1, %d)", rank, n)
-	}
-	if !isSymmetric(a) {
-		return nil, errors.New("svd: matrix is not symmetric (the truncated SVD is computed as an eigendecomposition)")
-	}
-	b := lanczosBlock(rank)
-	if n <= 4*(rank+b) || n <= 256 {
-		return denseTruncatedEig(a, rank)
-	}
-	return blockLanczos(a, rank, b)
-}
-
-// lanczosBlock is the block size: it bounds the eigenvalue multiplicity
-// block Lanczos resolves. 4 was fastest among 2–16 on a cora_ml-sized graph.
-func lanczosBlock(rank int) int { return min(4, rank) }
-
-// denseTruncatedEig is the exact path for small n: gonum's EigenSym.
-func denseTruncatedEig(a *tensor.CSR, rank int) (*LowRank, error) {
-	n := a.Rows
-	s := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
-			if j := int(a.Indices[k]); j >= i {
-				s.SetSym(i, j, float64(a.Values[k]))
-			}
-		}
-	}
-	var es mat.EigenSym
-	if !es.Factorize(s, true) {
-		return nil, errors.New("svd: dense eigendecomposition did not converge")
-	}
-	vals := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
-	return pickTop(vals, rank, n, func(i, t int) float64 { return vecs.At(i, t) }), nil
-}
-
-// pickTop orders eigenpairs by |λ| descending (ties: λ descending, then
-// index) and copies the first rank of them into a LowRank.
-func pickTop(vals []float64, rank, n int, vec func(i, t int) float64) *LowRank {
-	order := make([]int, len(vals))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		if c := cmp.Compare(math.Abs(vals[y]), math.Abs(vals[x])); c != 0 {
-			return c
-		}
-		return cmp.Compare(vals[y], vals[x])
-	})
-	l := &LowRank{N: n, Rank: rank, Values: make([]float64, rank), Vectors: make([]float64, n*rank)}
-	for t := 0; t < rank; t++ {
-		l.Values[t] = vals[order[t]]
-		for i := 0; i < n; i++ {
-			l.Vectors[i*rank+t] = vec(i, order[t])
-		}
-	}
-	return l
-}
 
 // SVDGraph is the SVD GCN preprocessing of the reference (get_truncated_svd
 // followed by svd_norm_adj) in its DENSE form: the rank-`rank` truncated SVD
@@ -163,7 +26,7 @@ func SVDGraph(a *tensor.CSR, rank int) (*tensor.CSR, error) {
 	if a != nil && a.Rows > MaxSVDGraphNodes {
 		return nil, fmt.Errorf("svd graph: %d nodes exceed the dense form's limit MaxSVDGraphNodes = %d (the result has n² entries)", a.Rows, MaxSVDGraphNodes)
 	}
-	l, err := TruncatedSVD(a, rank)
+	l, err := linalg.TruncatedSVD(a, rank)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +40,7 @@ func SVDGraph(a *tensor.CSR, rank int) (*tensor.CSR, error) {
 // Âᵀ·H (PyG's propagation) is Op·H.
 type SVDNorm struct {
 	// L is the truncated SVD the graph was built from.
-	L *LowRank
+	L *linalg.LowRank
 	// Scale is D_r: r_i^{-1/2} for the row sums r of L + I (0 for r_i = 0).
 	Scale []float64
 	// Op is Â in low-rank form.
@@ -185,10 +48,10 @@ type SVDNorm struct {
 }
 
 // SVDLowRank is the SVD GCN preprocessing in low-rank form: the rank-`rank`
-// truncated SVD of a, then NewSVDNorm. Its limit is TruncatedSVD's
-// (MaxSVDNodes), not the dense form's.
+// truncated SVD of a (linalg.TruncatedSVD), then NewSVDNorm. Its limit is
+// linalg.TruncatedSVD's (linalg.MaxSVDNodes), not the dense form's.
 func SVDLowRank(a *tensor.CSR, rank int) (*SVDNorm, error) {
-	l, err := TruncatedSVD(a, rank)
+	l, err := linalg.TruncatedSVD(a, rank)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +61,7 @@ func SVDLowRank(a *tensor.CSR, rank int) (*SVDNorm, error) {
 // NewSVDNorm is svd_norm_adj on L in low-rank form: the same row sums and
 // scaling as SVDNormAdj (NaN for a negative row sum, as the reference), with
 // U[i,t] = D_r[i]·V[i,t] and the diagonal D_r[i]² of D_r·I·D_r.
-func NewSVDNorm(l *LowRank) (*SVDNorm, error) {
+func NewSVDNorm(l *linalg.LowRank) (*SVDNorm, error) {
 	dinv, err := svdRowScale(l)
 	if err != nil {
 		return nil, err
@@ -224,7 +87,7 @@ func (s *SVDNorm) Dense() (*tensor.CSR, error) { return SVDNormAdj(s.L) }
 // pow(−0.5)): the graph then has NaN in that row and column, every logit of
 // the model is NaN and every node's argmax is class 0 — what the reference
 // predicts, and votes, on such a (rare, randomly sampled) graph.
-func svdRowScale(l *LowRank) ([]float64, error) {
+func svdRowScale(l *linalg.LowRank) ([]float64, error) {
 	if l == nil || l.N < 1 || l.Rank < 1 || len(l.Values) != l.Rank || len(l.Vectors) != l.N*l.Rank {
 		return nil, errors.New("svd graph: malformed low-rank matrix (want N, Rank ≥ 1 with Rank values and N·Rank vector entries)")
 	}
@@ -258,7 +121,7 @@ func svdRowScale(l *LowRank) ([]float64, error) {
 // the CSR of its nonzero float32 entries (all n² in practice, so n is
 // limited to MaxSVDGraphNodes). Row sums are those of svdRowScale. Parallel
 // over rows. NewSVDNorm is the same graph in low-rank form.
-func SVDNormAdj(l *LowRank) (*tensor.CSR, error) {
+func SVDNormAdj(l *linalg.LowRank) (*tensor.CSR, error) {
 	if l == nil {
 		return nil, errors.New("svd graph: nil low-rank matrix")
 	}

@@ -10,8 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/rgnn/rgnn/linalg"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -73,7 +72,7 @@ func TestSVDLowRankMatchesDense(t *testing.T) {
 // reference does on such a sampled graph.
 func TestSVDNormNegativeRowSum(t *testing.T) {
 	// L = −3·v vᵀ with v = (1, 1)/√2: rows of L + I sum to 1 − 3 = −2.
-	l := &LowRank{N: 2, Rank: 1, Values: []float64{-3}, Vectors: []float64{1 / math.Sqrt2, 1 / math.Sqrt2}}
+	l := &linalg.LowRank{N: 2, Rank: 1, Values: []float64{-3}, Vectors: []float64{1 / math.Sqrt2, 1 / math.Sqrt2}}
 	s, err1 := NewSVDNorm(l)
 	d, err2 := SVDNormAdj(l)
 	if err1 != nil || err2 != nil {
@@ -135,144 +134,6 @@ func TestSVDLowRankBeyondDenseLimit(t *testing.T) {
 	}
 }
 
-// TestTruncatedSVDNodeLimit: above MaxSVDNodes the SVD is refused by name.
-func TestTruncatedSVDNodeLimit(t *testing.T) {
-	n := MaxSVDNodes + 1
-	a := &tensor.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
-	_, err := TruncatedSVD(a, 50)
-	if err == nil || !strings.Contains(err.Error(), "MaxSVDNodes") {
-		t.Fatalf("error %v", err)
-	}
-}
-
-// TestSymEig compares the Ritz eigensolver with gonum's EigenSym on random
-// symmetric matrices (repeated eigenvalues included): the same values and
-// eigenvectors A·z = λ·z, orthonormal.
-func TestSymEig(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 151))
-	for _, k := range []int{1, 2, 3, 5, 8, 40, 151} {
-		for _, repeated := range []bool{false, true} {
-			ld := k + 2
-			h := make([]float64, k*ld)
-			s := mat.NewSymDense(k, nil)
-			for i := 0; i < k; i++ {
-				for j := i; j < k; j++ {
-					v := rng.NormFloat64()
-					if repeated { // block diagonal with identical 2×2 blocks and a zero row
-						v = 0
-						if i/2 == j/2 && j < k-1 {
-							v = []float64{2, 1, 2}[i%2+j%2]
-						}
-					}
-					h[i*ld+j] = v
-					s.SetSym(i, j, v)
-				}
-			}
-			vals, zt, ok := symEig(h, ld, k)
-			if !ok {
-				t.Fatalf("k %d: no convergence", k)
-			}
-			var es mat.EigenSym
-			if !es.Factorize(s, false) {
-				t.Fatal("gonum failed")
-			}
-			want := es.Values(nil)
-			got := slices.Clone(vals)
-			slices.Sort(got)
-			for i := range want {
-				if math.Abs(got[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
-					t.Fatalf("k %d repeated %v: λ %v, want %v", k, repeated, got, want)
-				}
-			}
-			for e := 0; e < k; e++ {
-				z := zt[e*k : (e+1)*k]
-				for i := 0; i < k; i++ {
-					var az float64
-					for j := 0; j < k; j++ {
-						az += s.At(i, j) * z[j]
-					}
-					if math.Abs(az-vals[e]*z[i]) > 1e-12*float64(k) {
-						t.Fatalf("k %d: residual of pair %d at %d: %g", k, e, i, az-vals[e]*z[i])
-					}
-				}
-				for f := e; f < k; f++ {
-					var d float64
-					for i := 0; i < k; i++ {
-						d += z[i] * zt[f*k+i]
-					}
-					if want := float64(boolInt(e == f)); math.Abs(d-want) > 1e-13*float64(k) {
-						t.Fatalf("k %d: z_%d·z_%d = %g", k, e, f, d)
-					}
-				}
-			}
-		}
-	}
-}
-
-// TestSymEigNaN: a NaN projected matrix is reported, not looped on.
-func TestSymEigNaN(t *testing.T) {
-	h := []float64{1, math.NaN(), 0, 2}
-	if _, _, ok := symEig(h, 2, 2); ok {
-		t.Fatal("NaN matrix: ok")
-	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// TestOrthonormalizeBlock: CholeskyQR2 on a well-conditioned block and the
-// MGS fallback on a nearly dependent one both give orthonormal columns with
-// W_in = W_out·R (R upper triangular).
-func TestOrthonormalizeBlock(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 4))
-	n, b := 5000, 4 // two node chunks
-	for _, dependent := range []bool{false, true} {
-		w := make([]float64, n*b)
-		for i := range w {
-			w[i] = rng.NormFloat64()
-		}
-		if dependent { // column 2 = column 0 + 1e-9·noise
-			for i := 0; i < n; i++ {
-				w[i*b+2] = w[i*b] + 1e-9*rng.NormFloat64()
-			}
-		}
-		in := slices.Clone(w)
-		red := newNodeReducer(n, b*b)
-		_, chol := cholQR2(slices.Clone(w), b, n, red, make([]float64, n*b))
-		if chol == dependent {
-			t.Fatalf("dependent %v: CholeskyQR2 accepted %v", dependent, chol)
-		}
-		r := orthonormalizeBlock(w, b, nil, 0, 0, n, rand.New(rand.NewPCG(1, 1)), red, make([]float64, n*b))
-		for p := 0; p < b; p++ {
-			for l := 0; l < b; l++ {
-				var d, rec float64
-				for i := 0; i < n; i++ {
-					d += w[i*b+p] * w[i*b+l]
-				}
-				if want := float64(boolInt(p == l)); math.Abs(d-want) > 1e-12 {
-					t.Fatalf("dependent %v: w_%d·w_%d = %g", dependent, p, l, d)
-				}
-				if l < p && r[p*b+l] != 0 {
-					t.Fatalf("R not upper triangular: %v", r)
-				}
-				for i := 0; i < n; i += 97 {
-					rec = 0
-					for s := 0; s < b; s++ {
-						rec += w[i*b+s] * r[s*b+l]
-					}
-					if math.Abs(rec-in[i*b+l]) > 1e-10 && !(dependent && l == 2) {
-						t.Fatalf("dependent %v: (W·R)[%d,%d] = %g, want %g", dependent, i, l, rec, in[i*b+l])
-					}
-				}
-			}
-		}
-	}
-}
-
 // svdDigest hashes the bits of the low-rank SVD graph of a fixed random
 // graph (block Lanczos path).
 func svdDigest(t *testing.T) uint64 {
@@ -309,7 +170,7 @@ func TestSVDBitsPinned(t *testing.T) {
 // TestSVDNormMalformed: malformed low-rank input is an error in both forms,
 // and a non-finite adjacency is an error.
 func TestSVDNormMalformed(t *testing.T) {
-	for _, l := range []*LowRank{nil, {N: 3, Rank: 1, Values: []float64{1}, Vectors: []float64{1, 2}}, {N: 2, Rank: 0}} {
+	for _, l := range []*linalg.LowRank{nil, {N: 3, Rank: 1, Values: []float64{1}, Vectors: []float64{1, 2}}, {N: 2, Rank: 0}} {
 		if _, err := NewSVDNorm(l); err == nil {
 			t.Errorf("NewSVDNorm(%+v): no error", l)
 		}
@@ -321,7 +182,7 @@ func TestSVDNormMalformed(t *testing.T) {
 	c := int(a.Indices[a.Indptr[7]]) // an edge (7, c), made infinite both ways
 	k, _ := a.Find(c, 7)
 	a.Values[a.Indptr[7]], a.Values[k] = float32(math.Inf(1)), float32(math.Inf(1))
-	if _, err := TruncatedSVD(a, 10); err == nil {
+	if _, err := SVDLowRank(a, 10); err == nil {
 		t.Errorf("infinite adjacency: error %v", err)
 	}
 }

@@ -1,7 +1,9 @@
 // Package tensor holds rgnn's numeric containers and kernels: row-major
 // float32 dense matrices, CSR sparse matrices with float32 values, and the
 // kernels that move data between them (GEMM, SpMM, transposes, row
-// reductions).
+// reductions), and FlipEdges, the symmetric edge toggle that both the
+// perturbed-graph files (package data) and the attacks (through package
+// graph) apply.
 //
 // Everything is float32 for storage and bandwidth; long reductions
 // (softmax denominators, losses, norms) accumulate in float64. Work is split

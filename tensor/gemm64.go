@@ -6,7 +6,7 @@ import (
 )
 
 // Float64 matrix products for the low-rank operators (SymLowRank) and
-// block Lanczos (graph.TruncatedSVD). Every output element is one chain of
+// block Lanczos (linalg.TruncatedSVD). Every output element is one chain of
 // fused multiply-adds in a fixed order, starting from 0, so the vector
 // kernels (4 lanes over output columns: gemm64_amd64.s, gemm64_simd.go)
 // give the bits of the portable ones below. Single-threaded: callers

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/experiment"
+	"github.com/rgnn/rgnn/reproduce"
 )
 
 func newReproduceCmd() *cobra.Command {
@@ -84,7 +85,7 @@ func runReproduce(c *cobra.Command, _ []string) error {
 	out, _ := c.Flags().GetString("out")
 	ctx, stop := interruptible(c)
 	defer stop()
-	res, err := experiment.Reproduce(ctx, experiment.ReproduceOptions{Dataset: ds, Quick: quick, Paper: paper, Out: out,
+	res, err := reproduce.Run(ctx, reproduce.Options{Dataset: ds, Quick: quick, Paper: paper, Out: out,
 		Workers: workers, DataDir: dataDir(c), Progress: progressWriter()})
 	if err != nil {
 		return err

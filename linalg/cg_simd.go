@@ -1,6 +1,6 @@
 //go:build goexperiment.simd && amd64
 
-package graph
+package linalg
 
 import "simd/archsimd"
 
@@ -10,13 +10,13 @@ var cgAVX = archsimd.X86.AVX2()
 
 // cgLanes is the number of 4-wide vectors per interleaved row; the
 // unrolled kernels below assume 8.
-const cgLanes = cgBlock / 4
+const cgLanes = CGBlock / 4
 
 var _ = [1]struct{}{}[cgLanes-8]
 
 func ld(s []float64) archsimd.Float64x4 { return archsimd.LoadFloat64x4Slice(s) }
 
-func cgMatVec(q, p [][cgBlock]float64, indptr []int, indices []int32, ct []float64, pq *[cgBlock]float64) {
+func cgMatVec(q, p [][CGBlock]float64, indptr []int, indices []int32, ct []float64, pq *[CGBlock]float64) {
 	if !cgAVX {
 		cgMatVecGeneric(q, p, indptr, indices, ct, pq)
 		return
@@ -62,7 +62,7 @@ func cgMatVec(q, p [][cgBlock]float64, indptr []int, indices []int32, ct []float
 	archsimd.ClearAVXUpperBits()
 }
 
-func cgUpdate(x, r, p, q [][cgBlock]float64, a, rrn *[cgBlock]float64) {
+func cgUpdate(x, r, p, q [][CGBlock]float64, a, rrn *[CGBlock]float64) {
 	if !cgAVX {
 		cgUpdateGeneric(x, r, p, q, a, rrn)
 		return
@@ -87,7 +87,7 @@ func cgUpdate(x, r, p, q [][cgBlock]float64, a, rrn *[cgBlock]float64) {
 	archsimd.ClearAVXUpperBits()
 }
 
-func cgDirection(p, r [][cgBlock]float64, beta *[cgBlock]float64) {
+func cgDirection(p, r [][CGBlock]float64, beta *[CGBlock]float64) {
 	if !cgAVX {
 		cgDirectionGeneric(p, r, beta)
 		return

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego && !goexperiment.simd
 
-package graph
+package linalg
 
 import (
 	"fmt"
@@ -16,27 +16,27 @@ import (
 var cgAVX = cpu.X86.HasAVX2
 
 //go:noescape
-func cgMatVecAVX(q, p *[cgBlock]float64, n int, indptr *int, indices *int32, ct *float64, pq *[cgBlock]float64)
+func cgMatVecAVX(q, p *[CGBlock]float64, n int, indptr *int, indices *int32, ct *float64, pq *[CGBlock]float64)
 
 //go:noescape
-func cgUpdateAVX(x, r, p, q *[cgBlock]float64, n int, a, rrn *[cgBlock]float64)
+func cgUpdateAVX(x, r, p, q *[CGBlock]float64, n int, a, rrn *[CGBlock]float64)
 
 //go:noescape
-func cgDirectionAVX(p, r *[cgBlock]float64, n int, beta *[cgBlock]float64)
+func cgDirectionAVX(p, r *[CGBlock]float64, n int, beta *[CGBlock]float64)
 
-func cgMatVec(q, p [][cgBlock]float64, indptr []int, indices []int32, ct []float64, pq *[cgBlock]float64) {
+func cgMatVec(q, p [][CGBlock]float64, indptr []int, indices []int32, ct []float64, pq *[CGBlock]float64) {
 	n := len(q)
 	if !cgAVX || n == 0 {
 		cgMatVecGeneric(q, p, indptr, indices, ct, pq)
 		return
 	}
 	if len(p) < n || len(indptr) < n+1 || indptr[n] > len(indices) || indptr[n] > len(ct) {
-		panic(fmt.Sprintf("graph.cgMatVec: %d rows, %d vectors, %d row pointers", n, len(p), len(indptr)))
+		panic(fmt.Sprintf("linalg.CGMatVec: %d rows, %d vectors, %d row pointers", n, len(p), len(indptr)))
 	}
 	for _, j := range indices[indptr[0]:indptr[n]] {
 		_ = p[j]
 	}
-	*pq = [cgBlock]float64{}
+	*pq = [CGBlock]float64{}
 	var ct0 float64
 	var ix0 int32
 	pct, pix := &ct0, &ix0
@@ -46,7 +46,7 @@ func cgMatVec(q, p [][cgBlock]float64, indptr []int, indices []int32, ct []float
 	cgMatVecAVX(&q[0], &p[0], n, &indptr[0], pix, pct, pq)
 }
 
-func cgUpdate(x, r, p, q [][cgBlock]float64, a, rrn *[cgBlock]float64) {
+func cgUpdate(x, r, p, q [][CGBlock]float64, a, rrn *[CGBlock]float64) {
 	n := len(x)
 	if !cgAVX || n == 0 {
 		cgUpdateGeneric(x, r, p, q, a, rrn)
@@ -56,7 +56,7 @@ func cgUpdate(x, r, p, q [][cgBlock]float64, a, rrn *[cgBlock]float64) {
 	cgUpdateAVX(&x[0], &r[0], &p[0], &q[0], n, a, rrn)
 }
 
-func cgDirection(p, r [][cgBlock]float64, beta *[cgBlock]float64) {
+func cgDirection(p, r [][CGBlock]float64, beta *[CGBlock]float64) {
 	n := len(p)
 	if !cgAVX || n == 0 {
 		cgDirectionGeneric(p, r, beta)

@@ -1,4 +1,4 @@
-package experiment
+package reproduce
 
 import (
 	"context"
@@ -9,17 +9,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rgnn/rgnn/experiment"
 	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/experiments"
 	"github.com/rgnn/rgnn/report"
 )
 
-// ReproduceOptions configure Reproduce.
-type ReproduceOptions struct {
+// Options configure Run.
+type Options struct {
 	Dataset string
 	Quick   bool
-	// Paper runs the paper's whole evaluation (PaperReproduction) instead
-	// of the headline comparison.
+	// Paper runs the paper's whole evaluation
+	// (experiment.PaperReproduction) instead of the headline comparison.
 	Paper bool
 	// Out holds the store and the report ("":
 	// results/reproduce-<dataset>[-quick|-paper]).
@@ -32,43 +33,43 @@ type ReproduceOptions struct {
 	Progress io.Writer
 }
 
-// ReproduceResult is the outcome of Reproduce (the JSON of `rgnn
-// reproduce`).
-type ReproduceResult struct {
-	Dataset  string           `json:"dataset"`
-	Quick    bool             `json:"quick"`
-	Paper    bool             `json:"paper"`
-	Notes    []string         `json:"notes"`
-	Summary  Summary          `json:"summary"`
-	Verdicts []report.Verdict `json:"verdicts"`
-	Files    []string         `json:"files"`
-	Tables   []report.Table   `json:"tables"`
-	Seconds  float64          `json:"seconds"`
-	Store    string           `json:"-"`
+// Result is the outcome of Run (the JSON of `rgnn reproduce`).
+type Result struct {
+	Dataset  string             `json:"dataset"`
+	Quick    bool               `json:"quick"`
+	Paper    bool               `json:"paper"`
+	Notes    []string           `json:"notes"`
+	Summary  experiment.Summary `json:"summary"`
+	Verdicts []report.Verdict   `json:"verdicts"`
+	Files    []string           `json:"files"`
+	Tables   []report.Table     `json:"tables"`
+	Seconds  float64            `json:"seconds"`
+	Store    string             `json:"-"`
 	markdown string
 	attacks  bool
 }
 
-// Reproduce runs the reproduction experiment of a dataset (Reproduction)
+// Run runs the reproduction experiment of a dataset
+// (experiment.Reproduction, or experiment.PaperReproduction with o.Paper)
 // into the store in o.Out — resumable: what the store has is not run again —
 // and writes its report (report.md, report.html, figures/) beside it.
-func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error) {
+func Run(ctx context.Context, o Options) (*Result, error) {
 	start := time.Now()
 	if o.Paper && o.Quick {
 		return nil, fmt.Errorf("reproduce: quick and paper exclude each other")
 	}
-	var es []*Experiment
+	var es []*experiment.Experiment
 	if o.Paper {
 		var err error
-		if es, err = PaperReproduction(o.Dataset); err != nil {
+		if es, err = experiment.PaperReproduction(o.Dataset); err != nil {
 			return nil, err
 		}
 	} else {
-		e, err := Reproduction(o.Dataset, o.Quick)
+		e, err := experiment.Reproduction(o.Dataset, o.Quick)
 		if err != nil {
 			return nil, err
 		}
-		es = []*Experiment{e}
+		es = []*experiment.Experiment{e}
 	}
 	out := o.Out
 	if out == "" {
@@ -85,7 +86,7 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 		return nil, err
 	}
 	defer st.Close()
-	notes := ReproduceNotes(o.Quick)
+	notes := experiment.ReproduceNotes(o.Quick)
 	if o.Paper {
 		notes = []string{"the paper's whole evaluation: " + strings.Join(experiments.PaperFiles(o.Dataset), ", ") +
 			" (the shipped experiment files) on " + o.Dataset + "; seeds 0, 1, 5; the reference protocol"}
@@ -100,7 +101,7 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 		logf("  %s\n", n)
 	}
 	workers := max(o.Workers, 1)
-	env := &Env{Store: st, Kinds: DefaultKinds(), DataDir: o.DataDir, Log: o.Progress,
+	env := &experiment.Env{Store: st, Kinds: experiment.DefaultKinds(), DataDir: o.DataDir, Log: o.Progress,
 		SampleWorkers: max(1, runtime.GOMAXPROCS(0)/workers)}
 	// One pool for every file (ExecuteAll): the runs of all files are
 	// queued before the first starts, so that runs of one file take along
@@ -109,7 +110,7 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	// worker waits for the last run of one file while the next has work.
 	// A rerun of reproduce retries what failed before (the main job should
 	// not need a flag to recover from a transient failure).
-	sum, err := ExecuteAll(ctx, env, es, RunOptions{Workers: workers, Progress: o.Progress, StatusEvery: 30 * time.Second,
+	sum, err := experiment.ExecuteAll(ctx, env, es, experiment.RunOptions{Workers: workers, Progress: o.Progress, StatusEvery: 30 * time.Second,
 		RetryFailed: true})
 	if err != nil {
 		return nil, err
@@ -137,14 +138,14 @@ func Reproduce(ctx context.Context, o ReproduceOptions) (*ReproduceResult, error
 	if err != nil {
 		return nil, err
 	}
-	return &ReproduceResult{Dataset: o.Dataset, Quick: o.Quick, Paper: o.Paper, Notes: notes, Summary: sum, Verdicts: report.Verdicts(rs),
+	return &Result{Dataset: o.Dataset, Quick: o.Quick, Paper: o.Paper, Notes: notes, Summary: sum, Verdicts: report.Verdicts(rs),
 		Files: files, Tables: rep.Tables, Seconds: elapsed, Store: st.Path(), markdown: rep.Markdown(""),
 		attacks: report.HasKind(rs, "attack")}, nil
 }
 
 // WriteText prints the report's tables and the comparison of Soft Medoid
 // GDC with GCN.
-func (r *ReproduceResult) WriteText(w io.Writer) {
+func (r *Result) WriteText(w io.Writer) {
 	fmt.Fprint(w, r.markdown)
 	fmt.Fprintln(w, "\n## Soft Medoid GDC (T=0.5) vs Vanilla GCN")
 	fmt.Fprintln(w)
