@@ -10,8 +10,10 @@
 // curve), and one self-contained HTML page with everything (figures embedded
 // as data URIs, no external resources).
 //
-// It reads only the store (package experiment/store). The result rows it
-// understands, by kind:
+// It reads the store (package experiment/store) and decodes every stored
+// row's parameters into its kind's typed spec (experiment.Kind.Decode: the
+// spec's names and defaults), so tables and figures group by fields, not by
+// parameter strings. The metrics it reads, by kind:
 //
 //	train    params model, temperature, seed, dataset; metrics test_accuracy, ms_per_epoch, epochs, train_seconds
 //	certify  params p_add, p_del; metrics accumulated_certifications, avg_radius_{add,del}_correct,

@@ -15,7 +15,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/internal/stats"
 )
 
@@ -107,7 +106,7 @@ func meanCurve(curves [][]float64) []float64 {
 
 // ratioCurve extracts R(r, 0) (additions) or R(0, r) (deletions) from a
 // certify result's ratio grid.
-func ratioCurve(r store.Result, add bool) []float64 {
+func ratioCurve(r row, add bool) []float64 {
 	grid, _ := r.Metrics["ratio"].([]any)
 	if len(grid) == 0 {
 		return nil
@@ -126,7 +125,7 @@ func ratioCurve(r store.Result, add bool) []float64 {
 // dataset and smoothing distribution, one line per model (mean over seeds).
 // Add-only distributions plot R(r_a, 0), the others R(0, r_d); Add & del.
 // distributions also R(r_a, 0), the paper's second panel.
-func certRatioFigures(rs []store.Result) ([]Figure, error) {
+func certRatioFigures(rs []row) ([]Figure, error) {
 	var out []Figure
 	ds, by := byDataset(ofKind(rs, "certify"))
 	for _, d := range ds {
@@ -136,14 +135,14 @@ func certRatioFigures(rs []store.Result) ([]Figure, error) {
 			add bool
 		}
 		groups := map[axis]map[modelKey][][]float64{}
-		put := func(a axis, r store.Result) {
+		put := func(a axis, r row) {
 			if groups[a] == nil {
 				groups[a] = map[modelKey][][]float64{}
 			}
-			groups[a][keyOf(r)] = append(groups[a][keyOf(r)], ratioCurve(r, a.add))
+			groups[a][r.Model] = append(groups[a][r.Model], ratioCurve(r, a.add))
 		}
 		for _, r := range by[d] {
-			p := pairOf(r)
+			p := r.Pair
 			put(axis{p, p.Del == 0 && !p.Attr}, r)
 			if p.Add > 0 && p.Del > 0 && !p.Attr {
 				put(axis{p, true}, r)
@@ -264,7 +263,7 @@ func sortedModelKeys[V any](m map[modelKey]V) []modelKey {
 // degreeFigures: accumulated certifications over the node degree (equal
 // frequency bins), one figure per dataset and smoothing distribution, one
 // line per model, bins labelled by their degree range (of the first seed).
-func degreeFigures(rs []store.Result) ([]Figure, error) {
+func degreeFigures(rs []row) ([]Figure, error) {
 	var out []Figure
 	ds, by := byDataset(ofKind(rs, "certify"))
 	for _, d := range ds {
@@ -278,14 +277,14 @@ func degreeFigures(rs []store.Result) ([]Figure, error) {
 			if len(bins) == 0 {
 				continue
 			}
-			p := pairOf(r)
+			p := r.Pair
 			if groups[p] == nil {
 				groups[p] = map[modelKey]*acc{}
 			}
-			a := groups[p][keyOf(r)]
+			a := groups[p][r.Model]
 			if a == nil {
 				a = &acc{}
-				groups[p][keyOf(r)] = a
+				groups[p][r.Model] = a
 			}
 			var c []float64
 			var labels []string
@@ -374,13 +373,13 @@ func (l labelTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // attackFigures: accuracy over the budget, one figure per dataset and
 // attack, one line per model (ε = 0 is the clean accuracy), mean over seeds.
-func attackFigures(rs []store.Result) ([]Figure, error) {
+func attackFigures(rs []row) ([]Figure, error) {
 	var out []Figure
 	ds, by := byDataset(ofKind(rs, "attack"))
 	for _, d := range ds {
 		attacks := map[string]bool{}
 		for _, r := range by[d] {
-			attacks[str(r.Params, "attack")] = true
+			attacks[r.Attack] = true
 		}
 		var as []string
 		for a := range attacks {
@@ -391,17 +390,17 @@ func attackFigures(rs []store.Result) ([]Figure, error) {
 			type pt struct{ clean, pert map[float64][]float64 }
 			models := map[modelKey]*pt{}
 			for _, r := range by[d] {
-				if str(r.Params, "attack") != a {
+				if r.Attack != a {
 					continue
 				}
-				m := models[keyOf(r)]
+				m := models[r.Model]
 				if m == nil {
 					m = &pt{clean: map[float64][]float64{}, pert: map[float64][]float64{}}
-					models[keyOf(r)] = m
+					models[r.Model] = m
 				}
-				seed := num(r.Params, "seed")
+				seed := r.Seed
 				m.clean[seed] = []float64{num(r.Metrics, "clean_acc")}
-				e := num(r.Params, "epsilon")
+				e := r.Epsilon
 				m.pert[e] = append(m.pert[e], num(r.Metrics, "perturbed_acc"))
 			}
 			fig := ""
@@ -447,7 +446,7 @@ func attackFigures(rs []store.Result) ([]Figure, error) {
 // Medoid models: accumulated certifications (solid, left) per smoothing
 // distribution and the clean accuracy (dashed), over T, per dataset and
 // model (paper Fig. 3, on Cora ML).
-func temperatureFigures(rs []store.Result) ([]Figure, error) {
+func temperatureFigures(rs []row) ([]Figure, error) {
 	var out []Figure
 	ds, by := byDataset(rs)
 	for _, d := range ds {
@@ -455,18 +454,18 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 		type series map[string]map[float64][]float64
 		perModel := map[string]series{}
 		for _, r := range by[d] {
-			m := str(r.Params, "model")
-			if !isSoft(m) || str(r.Params, "normalization") == "alt" {
+			m := r.Model.Model
+			if !isSoft(m) || r.Model.Alt {
 				continue
 			}
-			T := num(r.Params, "temperature")
+			T := r.Model.T
 			var name string
 			var v float64
 			switch r.Kind {
 			case "train":
 				name, v = "clean accuracy", num(r.Metrics, "test_accuracy")
 			case "certify":
-				p := pairOf(r)
+				p := r.Pair
 				name, v = "A.cert. "+p.plain(), num(r.Metrics, "accumulated_certifications")
 			default:
 				continue
@@ -547,7 +546,7 @@ func temperatureFigures(rs []store.Result) ([]Figure, error) {
 //     norm?}, metrics {epsilon: [...], bias: [...]};
 //   - all curves in one row (as package bias computes them): metrics
 //     {epsilon: [...], curves: [{estimator, temperature, norm, bias: [...]}]}.
-func biasFigures(rs []store.Result) ([]Figure, error) {
+func biasFigures(rs []row) ([]Figure, error) {
 	type curve struct {
 		name string
 		eps  []float64
@@ -573,6 +572,8 @@ func biasFigures(rs []store.Result) ([]Figure, error) {
 			}
 			continue
 		}
+		// the one-curve-per-row shape names its curve by parameters no
+		// kind declares (stores written by other tools): read them as stored
 		name := str(r.Params, "aggregation")
 		if name == "" {
 			name = str(r.Params, "estimator")
@@ -635,7 +636,7 @@ func biasFigures(rs []store.Result) ([]Figure, error) {
 
 // meanOver says what a figure's curves are: means over the seeds of rs, or
 // one seed's values.
-func meanOver(rs []store.Result) string {
+func meanOver(rs []row) string {
 	seeds := seedsOf(rs)
 	if !strings.Contains(seeds, ",") {
 		return "seed " + seeds

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/internal/stats"
 	"github.com/rgnn/rgnn/model"
 )
@@ -39,18 +38,6 @@ type modelKey struct {
 	Model string
 	T     float64
 	Alt   bool
-}
-
-func keyOf(r store.Result) modelKey {
-	k := modelKey{Model: str(r.Params, "model")}
-	u := facts(k.Model).Uses
-	if u.Temperature {
-		k.T = num(r.Params, "temperature")
-	}
-	if u.Normalization {
-		k.Alt = str(r.Params, "normalization") == "alt"
-	}
-	return k
 }
 
 func (k modelKey) Label() string {
@@ -120,22 +107,6 @@ func fmtMeanSE(v []float64, dec int) string {
 type pPair struct {
 	Add, Del float64
 	Attr     bool
-}
-
-// pairOf is the smoothing distribution of a certify result: the attribute
-// probabilities where it smooths the attributes, else the edge ones.
-func pairOf(r store.Result) pPair {
-	zero := func(v float64) float64 { // absent: at its default, 0
-		if math.IsNaN(v) {
-			return 0
-		}
-		return v
-	}
-	a, d := zero(num(r.Params, "p_add_att")), zero(num(r.Params, "p_del_att"))
-	if a > 0 || d > 0 {
-		return pPair{Add: a, Del: d, Attr: true}
-	}
-	return pPair{Add: num(r.Params, "p_add"), Del: num(r.Params, "p_del")}
 }
 
 func (p pPair) Name() string {

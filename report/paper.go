@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rgnn/rgnn/experiment/store"
 	"github.com/rgnn/rgnn/internal/stats"
 )
 
@@ -151,24 +150,24 @@ func comparisonSummary(found, total, within, outside int) string {
 // model, dataset and protocol (certificates and accuracies on binary
 // attributes as Tables 1 and 6; global attacks on TF-IDF attributes,
 // Metattack on binary ones, as Table 5; Nettack at each model's own targets with budget degree + 2).
-func ours(rs []store.Result, c paperCell) []float64 {
+func ours(rs []row, c paperCell) []float64 {
 	bySeed := map[float64]float64{}
-	take := func(kind string, match func(store.Result) bool, metric string) {
+	take := func(kind string, match func(row) bool, metric string) {
 		for _, r := range ofKind(rs, kind) {
-			if str(r.Params, "dataset") == c.Dataset && keyOf(r) == c.Row && match(r) {
+			if r.Dataset == c.Dataset && r.Model == c.Row && match(r) {
 				if v := num(r.Metrics, metric); !math.IsNaN(v) {
-					bySeed[num(r.Params, "seed")] = v
+					bySeed[r.Seed] = v
 				}
 			}
 		}
 	}
-	binary := func(r store.Result) bool { return r.Params["binary_attr"] == true }
-	pair := func(add, del float64) func(store.Result) bool {
-		return func(r store.Result) bool { return binary(r) && pairOf(r) == pPair{Add: add, Del: del} }
+	binary := func(r row) bool { return r.Binary }
+	pair := func(add, del float64) func(row) bool {
+		return func(r row) bool { return binary(r) && r.Pair == pPair{Add: add, Del: del} }
 	}
 	switch col := c.Column; {
 	case col == "cert_attr_add_del":
-		take("certify", func(r store.Result) bool { return binary(r) && pairOf(r) == pPair{Add: 0.001, Del: 0.4, Attr: true} },
+		take("certify", func(r row) bool { return binary(r) && r.Pair == pPair{Add: 0.001, Del: 0.4, Attr: true} },
 			"accumulated_certifications")
 	case col == "cert_add_del":
 		take("certify", pair(0.001, 0.4), "accumulated_certifications")
@@ -188,17 +187,16 @@ func ours(rs []store.Result, c paperCell) []float64 {
 		// radius (SM GDC T = 0.5: 4.80 / 5.98 = 0.803).
 		take("certify", pair(0, 0.4), "smoothed_accuracy")
 	case col == "mean_margin" || col == "failure_rate":
-		take("targeted", func(r store.Result) bool {
-			return str(r.Params, "attack") == "nettack" && str(r.Params, "budget") == "degree+2" &&
-				str(r.Params, "targets_from") == ""
+		take("targeted", func(r row) bool {
+			return r.Attack == "nettack" && r.Budget == "degree+2" && r.TargetsFrom == ""
 		}, col)
 	case strings.Contains(col, "@"):
 		a, e, _ := strings.Cut(col, "@")
 		eps, _ := strconv.ParseFloat(e, 64)
-		take("attack", func(r store.Result) bool {
+		take("attack", func(r row) bool {
 			// Metattack on binary attributes as the published attack
 			// (metattack.yaml), the evasion attacks on TF-IDF.
-			return binary(r) == (a == "metattack") && str(r.Params, "attack") == a && num(r.Params, "epsilon") == eps
+			return binary(r) == (a == "metattack") && r.Attack == a && r.Epsilon == eps
 		}, "perturbed_acc")
 	}
 	return sortedValues(bySeed)
@@ -226,10 +224,10 @@ func paperColumn(c string) string {
 // error over our seeds), the paper's (± its standard error), ours − paper,
 // the tolerance of the comparison rule (compare) and its verdict. The
 // summary line counts every number of the paper, found or not.
-func comparisonTables(rs []store.Result) []Table {
+func comparisonTables(rs []row) []Table {
 	have := map[string]bool{}
 	for _, r := range rs {
-		if d := str(r.Params, "dataset"); d != "" {
+		if d := r.Dataset; d != "" {
 			have[d] = true
 		}
 	}

@@ -67,7 +67,7 @@ func TestSmoothedAccuracyDelOnly(t *testing.T) {
 	if !ok {
 		t.Fatal("no smoothed accuracy for GCN on cora_ml in paperNumbers")
 	}
-	got := ours(rs, c)
+	got := ours(decodeRows(rs), c)
 	if len(got) != 2 || got[0] != 0.81 || got[1] != 0.82 {
 		t.Errorf("smoothed accuracy read %v, want the Del. certificates' [0.81 0.82]", got)
 	}

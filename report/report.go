@@ -38,42 +38,47 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows := decodeRows(rs)
 	if o.Dataset != "" {
-		kept := rs[:0]
-		for _, r := range rs {
-			if d, ok := r.Params["dataset"]; !ok || d == o.Dataset {
+		kept := rows[:0]
+		for _, r := range rows {
+			if r.Dataset == "" || r.Dataset == o.Dataset {
 				kept = append(kept, r)
 			}
 		}
-		rs = kept
+		rows = kept
 	}
-	return FromResults(rs, o)
+	return fromRows(rows, o)
 }
 
 // FromResults renders results (as read from a store).
 func FromResults(rs []store.Result, o Options) (*Report, error) {
+	return fromRows(decodeRows(rs), o)
+}
+
+func fromRows(rows []row, o Options) (*Report, error) {
 	r := &Report{Title: o.Title, Notes: o.Notes}
 	if r.Title == "" {
 		r.Title = "rgnn report"
 	}
-	r.Tables = append(r.Tables, certificationTables(rs)...)
-	r.Tables = append(r.Tables, attackTables(rs)...)
-	r.Tables = append(r.Tables, targetedTables(rs)...)
-	r.Tables = append(r.Tables, comparisonTables(rs)...)
-	r.Tables = append(r.Tables, runtimeTables(rs)...)
-	for _, f := range []func([]store.Result) ([]Figure, error){
+	r.Tables = append(r.Tables, certificationTables(rows)...)
+	r.Tables = append(r.Tables, attackTables(rows)...)
+	r.Tables = append(r.Tables, targetedTables(rows)...)
+	r.Tables = append(r.Tables, comparisonTables(rows)...)
+	r.Tables = append(r.Tables, runtimeTables(rows)...)
+	for _, f := range []func([]row) ([]Figure, error){
 		certRatioFigures, attackFigures, temperatureFigures, degreeFigures, biasFigures, messagesFigures,
 	} {
-		figs, err := f(rs)
+		figs, err := f(rows)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		r.Figures = append(r.Figures, figs...)
 	}
-	if len(rs) == 0 {
+	if len(rows) == 0 {
 		r.Notes = append(r.Notes, "The store holds no results.")
 	}
-	if len(ofKind(rs, "attack")) == 0 {
+	if len(ofKind(rows, "attack")) == 0 {
 		r.Notes = append(r.Notes, "No attack results: the global-attack and Nettack tables and the accuracy-over-budget figures are empty.")
 	}
 	return r, nil

@@ -284,14 +284,14 @@ func checkInBrowser(t *testing.T, page string) {
 
 // With one seed, captions say so instead of promising a standard error.
 func TestOneSeedWording(t *testing.T) {
-	one := []store.Result{{Params: store.Params{"seed": 0.0}}}
+	one := decodeRows([]store.Result{{Kind: "train", Params: store.Params{"seed": 0.0}}})
 	if got := overSeeds(one); strings.Contains(got, "±") || !strings.Contains(got, "one seed (0)") {
 		t.Errorf("one seed: %q", got)
 	}
 	if got := meanOver(one); got != "seed 0" {
 		t.Errorf("one seed, figure: %q", got)
 	}
-	three := []store.Result{{Params: store.Params{"seed": 5.0}}, {Params: store.Params{"seed": 0.0}}, {Params: store.Params{"seed": 1.0}}}
+	three := decodeRows([]store.Result{{Kind: "train", Params: store.Params{"seed": 5.0}}, {Kind: "train", Params: store.Params{"seed": 0.0}}, {Kind: "train", Params: store.Params{"seed": 1.0}}})
 	if got := overSeeds(three); got != "mean ± standard error over seeds 0, 1, 5" {
 		t.Errorf("three seeds: %q", got)
 	}

@@ -5,8 +5,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-
-	"github.com/rgnn/rgnn/experiment/store"
 )
 
 // Table is one Markdown table.
@@ -47,10 +45,10 @@ func (t Table) Markdown() string {
 }
 
 // byDataset groups results by their dataset parameter, sorted.
-func byDataset(rs []store.Result) ([]string, map[string][]store.Result) {
-	m := map[string][]store.Result{}
+func byDataset(rs []row) ([]string, map[string][]row) {
+	m := map[string][]row{}
 	for _, r := range rs {
-		d := str(r.Params, "dataset")
+		d := r.Dataset
 		m[d] = append(m[d], r)
 	}
 	var ds []string
@@ -61,8 +59,8 @@ func byDataset(rs []store.Result) ([]string, map[string][]store.Result) {
 	return ds, m
 }
 
-func ofKind(rs []store.Result, kind string) []store.Result {
-	var out []store.Result
+func ofKind(rs []row, kind string) []row {
+	var out []row
 	for _, r := range rs {
 		if r.Kind == kind {
 			out = append(out, r)
@@ -73,7 +71,7 @@ func ofKind(rs []store.Result, kind string) []store.Result {
 
 // overSeeds says what a table's numbers are: a mean ± standard error over
 // the seeds of rs, or, with one seed, that seed's values.
-func overSeeds(rs []store.Result) string {
+func overSeeds(rs []row) string {
 	seeds := seedsOf(rs)
 	if !strings.Contains(seeds, ",") {
 		return "one seed (" + seeds + "), so no standard error"
@@ -81,10 +79,10 @@ func overSeeds(rs []store.Result) string {
 	return "mean ± standard error over seeds " + seeds
 }
 
-func seedsOf(rs []store.Result) string {
+func seedsOf(rs []row) string {
 	set := map[int]bool{}
 	for _, r := range rs {
-		if v := num(r.Params, "seed"); !math.IsNaN(v) {
+		if v := r.Seed; !math.IsNaN(v) {
 			set[int(v)] = true
 		}
 	}
@@ -100,7 +98,7 @@ func seedsOf(rs []store.Result) string {
 // certifications per smoothing distribution, average certifiable radii over
 // the correctly classified nodes (Eq. 9) for additions and deletions, and
 // the clean accuracy of the base classifier.
-func certificationTables(rs []store.Result) []Table {
+func certificationTables(rs []row) []Table {
 	var out []Table
 	ds, by := byDataset(ofKind(rs, "certify"))
 	for _, d := range ds {
@@ -108,8 +106,8 @@ func certificationTables(rs []store.Result) []Table {
 		models := map[modelKey]bool{}
 		pairs := map[pPair]bool{}
 		for _, r := range cs {
-			models[keyOf(r)] = true
-			pairs[pairOf(r)] = true
+			models[r.Model] = true
+			pairs[r.Pair] = true
 		}
 		var ps []pPair
 		for p := range pairs {
@@ -136,7 +134,7 @@ func certificationTables(rs []store.Result) []Table {
 			vals := func(p pPair, metric string) []float64 {
 				var v []float64
 				for _, r := range cs {
-					if keyOf(r) == mk && pairOf(r) == p {
+					if r.Model == mk && r.Pair == p {
 						v = append(v, num(r.Metrics, metric))
 					}
 				}
@@ -156,8 +154,8 @@ func certificationTables(rs []store.Result) []Table {
 			// Clean accuracy: once per seed (the train result behind the certificates).
 			acc := map[float64]float64{}
 			for _, r := range cs {
-				if keyOf(r) == mk {
-					acc[num(r.Params, "seed")] = num(r.Metrics, "clean_accuracy")
+				if r.Model == mk {
+					acc[r.Seed] = num(r.Metrics, "clean_accuracy")
 				}
 			}
 			row = append(row, fmtMeanSE(sortedValues(acc), 3))
@@ -183,7 +181,7 @@ func sortedValues(m map[float64]float64) []float64 {
 
 // attackTables renders the global-attack table: perturbed test accuracy
 // per attack and budget, with the clean accuracy first.
-func attackTables(rs []store.Result) []Table {
+func attackTables(rs []row) []Table {
 	sel := ofKind(rs, "attack")
 	var out []Table
 	ds, by := byDataset(sel)
@@ -196,8 +194,8 @@ func attackTables(rs []store.Result) []Table {
 		models := map[modelKey]bool{}
 		cols := map[col]bool{}
 		for _, r := range as {
-			models[keyOf(r)] = true
-			cols[col{str(r.Params, "attack"), num(r.Params, "epsilon")}] = true
+			models[r.Model] = true
+			cols[col{r.Attack, r.Epsilon}] = true
 		}
 		var cs []col
 		for c := range cols {
@@ -220,15 +218,15 @@ func attackTables(rs []store.Result) []Table {
 			row := []string{mk.Label()}
 			clean := map[float64]float64{}
 			for _, r := range as {
-				if keyOf(r) == mk {
-					clean[num(r.Params, "seed")] = num(r.Metrics, "clean_acc")
+				if r.Model == mk {
+					clean[r.Seed] = num(r.Metrics, "clean_acc")
 				}
 			}
 			row = append(row, fmtMeanSE(sortedValues(clean), 3))
 			for _, c := range cs {
 				var v []float64
 				for _, r := range as {
-					if keyOf(r) == mk && str(r.Params, "attack") == c.attack && num(r.Params, "epsilon") == c.eps {
+					if r.Model == mk && r.Attack == c.attack && r.Epsilon == c.eps {
 						v = append(v, num(r.Metrics, "perturbed_acc"))
 					}
 				}
@@ -262,7 +260,7 @@ func attackName(a string) string {
 
 // runtimeTables: training time per epoch and per run, and the time of the
 // certify and attack runs, per dataset and model.
-func runtimeTables(rs []store.Result) []Table {
+func runtimeTables(rs []row) []Table {
 	var out []Table
 	ds, by := byDataset(rs)
 	for _, d := range ds {
@@ -270,7 +268,7 @@ func runtimeTables(rs []store.Result) []Table {
 		models := map[modelKey]bool{}
 		for _, r := range all {
 			if r.Kind == "train" {
-				models[keyOf(r)] = true
+				models[r.Model] = true
 			}
 		}
 		if len(models) == 0 {
@@ -283,7 +281,7 @@ func runtimeTables(rs []store.Result) []Table {
 		for _, mk := range sortedKeys(models) {
 			var ms, ep, tr, ce, at []float64
 			for _, r := range all {
-				if keyOf(r) != mk {
+				if r.Model != mk {
 					continue
 				}
 				switch r.Kind {

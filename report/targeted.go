@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/rgnn/rgnn/experiment/store"
 )
 
 // nettackGap explains the cells of the Nettack table outside the paper's
@@ -25,13 +23,13 @@ const nettackGap = "Cells without ✓ are outside the paper's error: on cora_ml 
 // error over seeds, next to the paper's numbers and the difference.
 // Runs whose targets another model chose, or with another budget rule, get
 // their own table.
-func targetedTables(rs []store.Result) []Table {
+func targetedTables(rs []row) []Table {
 	type group struct{ dataset, attack, budget, from string }
-	by := map[group][]store.Result{}
+	by := map[group][]row{}
 	for _, r := range ofKind(rs, "targeted") {
-		g := group{str(r.Params, "dataset"), str(r.Params, "attack"), str(r.Params, "budget"), str(r.Params, "targets_from")}
+		g := group{r.Dataset, r.Attack, r.Budget, r.TargetsFrom}
 		if g.budget == "epsilon" {
-			g.budget = fmt.Sprintf("round(%g·degree)", num(r.Params, "epsilon"))
+			g.budget = fmt.Sprintf("round(%g·degree)", r.Epsilon)
 		}
 		by[g] = append(by[g], r)
 	}
@@ -65,12 +63,12 @@ func targetedTables(rs []store.Result) []Table {
 		}
 		models := map[modelKey]bool{}
 		for _, r := range as {
-			models[keyOf(r)] = true
+			models[r.Model] = true
 		}
 		for _, mk := range sortedKeys(models) {
 			var margin, fail []float64
 			for _, r := range as {
-				if keyOf(r) == mk {
+				if r.Model == mk {
 					margin = append(margin, num(r.Metrics, "mean_margin"))
 					fail = append(fail, num(r.Metrics, "failure_rate"))
 				}

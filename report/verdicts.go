@@ -32,20 +32,19 @@ func HasKind(rs []store.Result, kind string) bool {
 func Verdicts(rs []store.Result) []Verdict {
 	type acc struct{ sm, gcn []float64 }
 	m := map[string]*acc{}
-	for _, r := range rs {
-		model, _ := r.Params["model"].(string)
-		isSM := model == "sm_gdc" && r.Params["temperature"] == 0.5
-		if !isSM && model != "gcn" {
+	for _, r := range decodeRows(rs) {
+		isSM := r.Model == modelKey{Model: "sm_gdc", T: 0.5}
+		if !isSM && r.Model.Model != "gcn" {
 			continue
 		}
 		var name string
 		var v float64
 		switch r.Kind {
 		case "certify":
-			name = fmt.Sprintf("accumulated certifications (p_add=%v, p_del=%v)", r.Params["p_add"], r.Params["p_del"])
+			name = fmt.Sprintf("accumulated certifications (p_add=%v, p_del=%v)", r.Pair.Add, r.Pair.Del)
 			v, _ = r.Metrics["accumulated_certifications"].(float64)
 		case "attack":
-			name = fmt.Sprintf("accuracy under %v ε=%v", r.Params["attack"], r.Params["epsilon"])
+			name = fmt.Sprintf("accuracy under %v ε=%v", r.Attack, r.Epsilon)
 			v, _ = r.Metrics["perturbed_acc"].(float64)
 		default:
 			continue
