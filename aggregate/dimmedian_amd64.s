@@ -37,6 +37,18 @@
 // Registers: SI x, R9 ldx (bytes), R10 idx, CX nk, R11 w, DI pick, BX d,
 // R8 keys, R13 the group's first column, K1 the group's lanes; R12 lo
 // (exact) or coll (16 lanes).
+//
+// dimMedianAVX2xN, for CPUs with AVX2 and without AVX-512: dimMedian8xN's
+// keys, sort and collision rule in the 16 Y registers, one uint16 of coll
+// (its low 8 bits) per 8 columns. The group's lanes are a dword mask
+// (VPMASKMOVD loads and stores); the weight lookup is VPERMPS (8 weights)
+// with blends on the index's higher bits up to N = 32, VGATHERDPS beyond;
+// the scan keeps per lane, in vectors, the float64 sums (two halves of 4
+// lanes), the lanes done (qword masks from VCMPPD), the sorted position
+// of the pick (the current one while not done: the last one if none is)
+// and the first position whose key shares its upper bits with its
+// predecessor's; a lane collides when that position is at most its pick's
+// successor's. The picked keys are gathered from the sorted keys at the end.
 
 // func dimMedian16x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
@@ -20149,5 +20161,7958 @@ m64store:
 	JLT          m64group
 
 m64done:
+	VZEROUPPER
+	RET
+
+// dmLanesAVX2: eight dwords −1, eight 0 (the lanes of a group of k columns
+// are the eight from dword 8−k); dmIotaAVX2: 0 … 7.
+DATA dmLanesAVX2<>+0(SB)/8, $-1
+DATA dmLanesAVX2<>+8(SB)/8, $-1
+DATA dmLanesAVX2<>+16(SB)/8, $-1
+DATA dmLanesAVX2<>+24(SB)/8, $-1
+DATA dmLanesAVX2<>+32(SB)/8, $0
+DATA dmLanesAVX2<>+40(SB)/8, $0
+DATA dmLanesAVX2<>+48(SB)/8, $0
+DATA dmLanesAVX2<>+56(SB)/8, $0
+GLOBL dmLanesAVX2<>(SB), RODATA|NOPTR, $64
+DATA dmIotaAVX2<>+0(SB)/8, $0x0000000100000000
+DATA dmIotaAVX2<>+8(SB)/8, $0x0000000300000002
+DATA dmIotaAVX2<>+16(SB)/8, $0x0000000500000004
+DATA dmIotaAVX2<>+24(SB)/8, $0x0000000700000006
+GLOBL dmIotaAVX2<>(SB), RODATA|NOPTR, $32
+
+// func dimMedianAVX2x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 5 comparators, 4 key loads and 4 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0xf, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x4done
+
+a8x4group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 4 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x4key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x4key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $4
+	JGE  a8x4sort
+
+a8x4pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $4
+	JLT     a8x4pad
+
+a8x4sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU Y0, 0(R8)
+	VMOVDQU Y1, 32(R8)
+	VMOVDQU Y3, 96(R8)
+	VMOVDQU Y4, 64(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x4scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^4 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x4store       // every lane done before this key: its check was the last
+	VPERMPS      (R11), Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x4scan
+
+a8x4store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x4group
+
+a8x4done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x8(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 19 comparators, 8 key loads and 8 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0xf, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x8done
+
+a8x8group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 4 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x8key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x8key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $8
+	JGE  a8x8sort
+
+a8x8pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $8
+	JLT     a8x8pad
+
+a8x8sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU Y0, 96(R8)
+	VMOVDQU Y1, 32(R8)
+	VMOVDQU Y2, 128(R8)
+	VMOVDQU Y3, 160(R8)
+	VMOVDQU Y4, 64(R8)
+	VMOVDQU Y6, 0(R8)
+	VMOVDQU Y7, 224(R8)
+	VMOVDQU Y8, 192(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x8scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^4 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x8store       // every lane done before this key: its check was the last
+	VPERMPS      (R11), Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x8scan
+
+a8x8store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x8group
+
+a8x8done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x12(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 41 comparators, 12 key loads and 12 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0xf, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x12done
+
+a8x12group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 4 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x12key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x12key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $12
+	JGE  a8x12sort
+
+a8x12pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $12
+	JLT     a8x12pad
+
+a8x12sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y5, Y6, Y10
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y12, Y8, Y4
+	VPMAXUD Y12, Y8, Y12
+	VPMINUD Y6, Y2, Y8
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y5, Y4, Y2
+	VPMAXUD Y5, Y4, Y5
+	VPMINUD Y9, Y1, Y4
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y9, Y3, Y1
+	VPMAXUD Y9, Y3, Y9
+	VPMINUD Y11, Y0, Y3
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y11, Y7, Y0
+	VPMAXUD Y11, Y7, Y11
+	VPMINUD Y1, Y3, Y7
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y9, Y0, Y3
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y6, Y7, Y4
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y2, Y1, Y7
+	VPMAXUD Y2, Y1, Y2
+	VPMINUD Y5, Y3, Y1
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y9, Y3
+	VPMAXUD Y12, Y9, Y12
+	VMOVDQU Y0, 32(R8)
+	VMOVDQU Y1, 224(R8)
+	VMOVDQU Y2, 192(R8)
+	VMOVDQU Y3, 288(R8)
+	VMOVDQU Y4, 96(R8)
+	VMOVDQU Y5, 256(R8)
+	VMOVDQU Y6, 128(R8)
+	VMOVDQU Y7, 160(R8)
+	VMOVDQU Y8, 64(R8)
+	VMOVDQU Y10, 0(R8)
+	VMOVDQU Y11, 352(R8)
+	VMOVDQU Y12, 320(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x12scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^4 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x12store       // every lane done before this key: its check was the last
+	VPERMPS      0(R11), Y0, Y4
+	VPERMPS      32(R11), Y0, Y1
+	VPSLLD       $28, Y0, Y5
+	VBLENDVPS    Y5, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x12scan
+
+a8x12store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x12group
+
+a8x12done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x16(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 63 comparators, 17 key loads and 17 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0xf, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x16done
+
+a8x16group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 4 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x16key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x16key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $16
+	JGE  a8x16sort
+
+a8x16pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $16
+	JLT     a8x16pad
+
+a8x16sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y7, 224(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y7, Y14, Y10
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y7, Y14, Y13
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y7, Y12, Y5
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y7, Y13, Y11
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y14, Y6, Y13
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y2, Y6
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y14, Y6, Y2
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y12, Y4, Y6
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y2, Y6, Y4
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y14, Y8, Y6
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 224(R8), Y0
+	VMOVDQU Y13, 0(R8)
+	VPMINUD Y15, Y0, Y13
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y1, Y13
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y0, Y1
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y11, Y5, Y0
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y2, Y13, Y12
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y7, Y11, Y0
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU Y0, 416(R8)
+	VMOVDQU Y1, 288(R8)
+	VMOVDQU Y2, 128(R8)
+	VMOVDQU Y3, 224(R8)
+	VMOVDQU Y4, 64(R8)
+	VMOVDQU Y5, 32(R8)
+	VMOVDQU Y6, 192(R8)
+	VMOVDQU Y7, 448(R8)
+	VMOVDQU Y8, 320(R8)
+	VMOVDQU Y9, 352(R8)
+	VMOVDQU Y10, 384(R8)
+	VMOVDQU Y12, 96(R8)
+	VMOVDQU Y13, 160(R8)
+	VMOVDQU Y14, 256(R8)
+	VMOVDQU Y15, 480(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x16scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^4 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x16store       // every lane done before this key: its check was the last
+	VPERMPS      0(R11), Y0, Y4
+	VPERMPS      32(R11), Y0, Y1
+	VPSLLD       $28, Y0, Y5
+	VBLENDVPS    Y5, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x16scan
+
+a8x16store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x16group
+
+a8x16done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x24(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 127 comparators, 43 key loads and 43 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0x1f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x24done
+
+a8x24group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 5 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x24key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x24key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $24
+	JGE  a8x24sort
+
+a8x24pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $24
+	JLT     a8x24pad
+
+a8x24sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y7, 224(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y7, Y14, Y10
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y7, Y14, Y13
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y7, Y12, Y5
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y7, Y13, Y11
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y14, Y6, Y13
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y2, Y6
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y14, Y6, Y2
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y12, Y4, Y6
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y2, Y6, Y4
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y14, Y8, Y6
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 224(R8), Y0
+	VMOVDQU Y13, 0(R8)
+	VPMINUD Y15, Y0, Y13
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y1, Y13
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y0, Y1
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y11, Y5, Y0
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y2, Y13, Y12
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y7, Y11, Y0
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 512(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VMOVDQU 544(R8), Y15
+	VMOVDQU Y3, 224(R8)
+	VPMINUD Y15, Y11, Y3
+	VPMAXUD Y15, Y11, Y15
+	VMOVDQU 576(R8), Y11
+	VMOVDQU Y9, 352(R8)
+	VMOVDQU 608(R8), Y9
+	VMOVDQU Y12, 96(R8)
+	VPMINUD Y9, Y11, Y12
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y9, Y15, Y3
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y12, Y3, Y15
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 640(R8), Y3
+	VMOVDQU Y0, 416(R8)
+	VMOVDQU 672(R8), Y0
+	VMOVDQU Y13, 160(R8)
+	VPMINUD Y0, Y3, Y13
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 704(R8), Y3
+	VMOVDQU Y1, 288(R8)
+	VMOVDQU 736(R8), Y1
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y1, Y3, Y5
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y5, Y13, Y3
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y11, Y13
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y5, Y12, Y11
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y3, Y11, Y12
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y0, Y15, Y11
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y1, Y9, Y15
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y0, Y15, Y9
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y12, Y11, Y15
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y3, Y9, Y11
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y5, Y0, Y9
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 0(R8), Y0
+	VMOVDQU Y1, 736(R8)
+	VPMINUD Y13, Y0, Y1
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y13, Y14, Y0
+	VPMAXUD Y13, Y14, Y13
+	VPMINUD Y3, Y2, Y14
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y3, Y10, Y2
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y0, Y14, Y10
+	VPMAXUD Y0, Y14, Y0
+	VPMINUD Y13, Y2, Y14
+	VPMAXUD Y13, Y2, Y13
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y12, Y8, Y4
+	VPMAXUD Y12, Y8, Y12
+	VPMINUD Y5, Y6, Y8
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y5, Y7, Y6
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y4, Y8, Y7
+	VPMAXUD Y4, Y8, Y4
+	VPMINUD Y12, Y6, Y8
+	VPMAXUD Y12, Y6, Y12
+	VPMINUD Y10, Y2, Y6
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y0, Y7, Y2
+	VPMAXUD Y0, Y7, Y0
+	VPMINUD Y14, Y4, Y7
+	VPMAXUD Y14, Y4, Y14
+	VPMINUD Y13, Y8, Y4
+	VPMAXUD Y13, Y8, Y13
+	VPMINUD Y3, Y12, Y8
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 32(R8), Y12
+	VMOVDQU Y1, 0(R8)
+	VPMINUD Y15, Y12, Y1
+	VPMAXUD Y15, Y12, Y15
+	VMOVDQU 288(R8), Y12
+	VMOVDQU Y5, 704(R8)
+	VPMINUD Y15, Y12, Y5
+	VPMAXUD Y15, Y12, Y15
+	VMOVDQU 160(R8), Y12
+	VMOVDQU Y3, 640(R8)
+	VPMINUD Y9, Y12, Y3
+	VPMAXUD Y9, Y12, Y9
+	VMOVDQU 416(R8), Y12
+	VMOVDQU Y8, 576(R8)
+	VPMINUD Y9, Y12, Y8
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y5, Y3, Y12
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y15, Y8, Y3
+	VPMAXUD Y15, Y8, Y15
+	VMOVDQU 96(R8), Y8
+	VMOVDQU Y13, 512(R8)
+	VPMINUD Y11, Y8, Y13
+	VPMAXUD Y11, Y8, Y11
+	VMOVDQU 352(R8), Y8
+	VMOVDQU Y4, 448(R8)
+	VPMINUD Y11, Y8, Y4
+	VPMAXUD Y11, Y8, Y11
+	VMOVDQU 224(R8), Y8
+	VMOVDQU Y14, 384(R8)
+	VMOVDQU 736(R8), Y14
+	VMOVDQU Y7, 320(R8)
+	VPMINUD Y14, Y8, Y7
+	VPMAXUD Y14, Y8, Y14
+	VMOVDQU 480(R8), Y8
+	VMOVDQU Y0, 256(R8)
+	VPMINUD Y14, Y8, Y0
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y4, Y7, Y8
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y11, Y0, Y7
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y12, Y13, Y0
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y5, Y8, Y13
+	VPMAXUD Y5, Y8, Y5
+	VPMINUD Y3, Y4, Y8
+	VPMAXUD Y3, Y4, Y3
+	VPMINUD Y15, Y7, Y4
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y9, Y11, Y7
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y6, Y1, Y11
+	VPMAXUD Y6, Y1, Y6
+	VPMINUD Y10, Y0, Y1
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y2, Y12, Y0
+	VPMAXUD Y2, Y12, Y2
+	VMOVDQU 256(R8), Y12
+	VMOVDQU Y0, 160(R8)
+	VPMINUD Y12, Y13, Y0
+	VPMAXUD Y12, Y13, Y12
+	VMOVDQU 320(R8), Y13
+	VMOVDQU Y0, 224(R8)
+	VPMINUD Y13, Y5, Y0
+	VPMAXUD Y13, Y5, Y13
+	VMOVDQU 384(R8), Y5
+	VMOVDQU Y0, 288(R8)
+	VPMINUD Y5, Y8, Y0
+	VPMAXUD Y5, Y8, Y5
+	VMOVDQU 448(R8), Y8
+	VMOVDQU Y0, 352(R8)
+	VPMINUD Y8, Y3, Y0
+	VPMAXUD Y8, Y3, Y8
+	VMOVDQU 512(R8), Y3
+	VMOVDQU Y0, 416(R8)
+	VPMINUD Y3, Y4, Y0
+	VPMAXUD Y3, Y4, Y3
+	VMOVDQU 576(R8), Y4
+	VMOVDQU Y0, 480(R8)
+	VPMINUD Y4, Y15, Y0
+	VPMAXUD Y4, Y15, Y4
+	VMOVDQU 640(R8), Y15
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y15, Y7, Y0
+	VPMAXUD Y15, Y7, Y15
+	VMOVDQU 704(R8), Y7
+	VMOVDQU Y0, 608(R8)
+	VPMINUD Y7, Y9, Y0
+	VPMAXUD Y7, Y9, Y7
+	VMOVDQU Y0, 672(R8)
+	VMOVDQU Y1, 96(R8)
+	VMOVDQU Y2, 192(R8)
+	VMOVDQU Y3, 512(R8)
+	VMOVDQU Y4, 576(R8)
+	VMOVDQU Y5, 384(R8)
+	VMOVDQU Y6, 64(R8)
+	VMOVDQU Y7, 704(R8)
+	VMOVDQU Y8, 448(R8)
+	VMOVDQU Y10, 128(R8)
+	VMOVDQU Y11, 32(R8)
+	VMOVDQU Y12, 256(R8)
+	VMOVDQU Y13, 320(R8)
+	VMOVDQU Y14, 736(R8)
+	VMOVDQU Y15, 640(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x24scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^5 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x24store       // every lane done before this key: its check was the last
+	VPAND        (SP), Y0, Y0 // the index
+	VMOVDQA      Y3, Y5
+	VGATHERDPS   Y5, (R11)(Y0*4), Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x24scan
+
+a8x24store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x24group
+
+a8x24done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x32(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 191 comparators, 76 key loads and 76 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0x1f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x32done
+
+a8x32group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 5 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x32key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x32key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $32
+	JGE  a8x32sort
+
+a8x32pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $32
+	JLT     a8x32pad
+
+a8x32sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y7, 224(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y7, Y14, Y10
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y7, Y14, Y13
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y7, Y12, Y5
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y7, Y13, Y11
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y14, Y6, Y13
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y2, Y6
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y14, Y6, Y2
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y12, Y4, Y6
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y2, Y6, Y4
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y14, Y8, Y6
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 224(R8), Y0
+	VMOVDQU Y13, 0(R8)
+	VPMINUD Y15, Y0, Y13
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y1, Y13
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y0, Y1
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y11, Y5, Y0
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y2, Y13, Y12
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y7, Y11, Y0
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 512(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VMOVDQU 544(R8), Y15
+	VMOVDQU Y3, 224(R8)
+	VPMINUD Y15, Y11, Y3
+	VPMAXUD Y15, Y11, Y15
+	VMOVDQU 576(R8), Y11
+	VMOVDQU Y9, 352(R8)
+	VMOVDQU 608(R8), Y9
+	VMOVDQU Y12, 96(R8)
+	VPMINUD Y9, Y11, Y12
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y9, Y15, Y3
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y12, Y3, Y15
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 640(R8), Y3
+	VMOVDQU Y0, 416(R8)
+	VMOVDQU 672(R8), Y0
+	VMOVDQU Y13, 160(R8)
+	VPMINUD Y0, Y3, Y13
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 704(R8), Y3
+	VMOVDQU Y1, 288(R8)
+	VMOVDQU 736(R8), Y1
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y1, Y3, Y5
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y5, Y13, Y3
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y11, Y13
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y5, Y12, Y11
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y3, Y11, Y12
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y0, Y15, Y11
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y1, Y9, Y15
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y0, Y15, Y9
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y12, Y11, Y15
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y3, Y9, Y11
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y5, Y0, Y9
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 768(R8), Y0
+	VMOVDQU Y7, 448(R8)
+	VMOVDQU 800(R8), Y7
+	VMOVDQU Y6, 192(R8)
+	VPMINUD Y7, Y0, Y6
+	VPMAXUD Y7, Y0, Y7
+	VMOVDQU 832(R8), Y0
+	VMOVDQU Y8, 320(R8)
+	VMOVDQU 864(R8), Y8
+	VMOVDQU Y4, 64(R8)
+	VPMINUD Y8, Y0, Y4
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y4, Y6, Y0
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y8, Y7, Y6
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y4, Y6, Y7
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y10, 384(R8)
+	VMOVDQU 928(R8), Y10
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y10, Y6, Y2
+	VPMAXUD Y10, Y6, Y10
+	VMOVDQU 960(R8), Y6
+	VMOVDQU Y14, 256(R8)
+	VMOVDQU 992(R8), Y14
+	VMOVDQU Y1, 736(R8)
+	VPMINUD Y14, Y6, Y1
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y1, Y2, Y6
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y14, Y10, Y2
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y1, Y2, Y10
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y6, Y0, Y2
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y6, Y0, Y4
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y10, Y7, Y0
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y14, Y8, Y7
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y7, Y8
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y4, Y0, Y7
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y6, Y8, Y0
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y1, Y10, Y8
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y2, Y13, Y10
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y2, Y13, Y3
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y4, Y12, Y13
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y1, Y5, Y12
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y3, Y13, Y12
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y2, Y5, Y13
+	VPMAXUD Y2, Y5, Y2
+	VPMINUD Y6, Y4, Y5
+	VPMAXUD Y6, Y4, Y6
+	VPMINUD Y7, Y15, Y4
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y8, Y9, Y15
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y15, Y9
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y10, 512(R8)
+	VPMINUD Y14, Y11, Y10
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y0, Y10, Y11
+	VPMAXUD Y0, Y10, Y0
+	VPMINUD Y9, Y15, Y10
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y7, Y11, Y15
+	VPMAXUD Y7, Y11, Y7
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y12, Y4, Y0
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y10, Y4
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y13, Y9, Y10
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y2, Y15, Y9
+	VPMAXUD Y2, Y15, Y2
+	VPMINUD Y5, Y7, Y15
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y1, Y8, Y11
+	VPMAXUD Y1, Y8, Y1
+	VMOVDQU 0(R8), Y8
+	VMOVDQU Y14, 992(R8)
+	VMOVDQU 512(R8), Y14
+	VMOVDQU Y9, 736(R8)
+	VPMINUD Y14, Y8, Y9
+	VPMAXUD Y14, Y8, Y14
+	VMOVDQU 256(R8), Y8
+	VMOVDQU Y9, 0(R8)
+	VPMINUD Y2, Y8, Y9
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y14, Y9, Y8
+	VPMAXUD Y14, Y9, Y14
+	VMOVDQU 128(R8), Y9
+	VMOVDQU Y7, 864(R8)
+	VPMINUD Y3, Y9, Y7
+	VPMAXUD Y3, Y9, Y3
+	VMOVDQU 384(R8), Y9
+	VMOVDQU Y4, 608(R8)
+	VPMINUD Y6, Y9, Y4
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y3, Y4, Y9
+	VPMAXUD Y3, Y4, Y3
+	VPMINUD Y8, Y7, Y4
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y14, Y9, Y7
+	VPMAXUD Y14, Y9, Y14
+	VPMINUD Y2, Y3, Y9
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 64(R8), Y3
+	VMOVDQU Y11, 928(R8)
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 320(R8), Y3
+	VMOVDQU Y10, 672(R8)
+	VPMINUD Y5, Y3, Y10
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y10, Y3
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 192(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y13, Y10, Y15
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y1, Y10, Y0
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y13, Y0, Y10
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y3, Y15, Y0
+	VPMAXUD Y3, Y15, Y3
+	VPMINUD Y12, Y10, Y15
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y5, Y13, Y10
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y4, Y11, Y13
+	VPMAXUD Y4, Y11, Y4
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y7, Y3, Y0
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y14, Y15, Y3
+	VPMAXUD Y14, Y15, Y14
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y10, Y12
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y6, Y5, Y10
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 32(R8), Y5
+	VMOVDQU Y1, 960(R8)
+	VMOVDQU 544(R8), Y1
+	VMOVDQU Y6, 896(R8)
+	VPMINUD Y1, Y5, Y6
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 288(R8), Y5
+	VMOVDQU Y10, 832(R8)
+	VMOVDQU 800(R8), Y10
+	VMOVDQU Y2, 768(R8)
+	VPMINUD Y10, Y5, Y2
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y1, Y2, Y5
+	VPMAXUD Y1, Y2, Y1
+	VMOVDQU 160(R8), Y2
+	VMOVDQU Y12, 704(R8)
+	VMOVDQU 672(R8), Y12
+	VMOVDQU Y9, 640(R8)
+	VPMINUD Y12, Y2, Y9
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 416(R8), Y2
+	VMOVDQU Y15, 576(R8)
+	VMOVDQU 928(R8), Y15
+	VMOVDQU Y14, 512(R8)
+	VPMINUD Y15, Y2, Y14
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y5, Y9, Y14
+	VPMAXUD Y5, Y9, Y5
+	VPMINUD Y1, Y2, Y9
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y10, Y12, Y2
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 96(R8), Y12
+	VMOVDQU Y3, 448(R8)
+	VMOVDQU 608(R8), Y3
+	VMOVDQU Y7, 384(R8)
+	VPMINUD Y3, Y12, Y7
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 352(R8), Y12
+	VMOVDQU Y0, 320(R8)
+	VMOVDQU 864(R8), Y0
+	VMOVDQU Y8, 256(R8)
+	VPMINUD Y0, Y12, Y8
+	VPMAXUD Y0, Y12, Y0
+	VPMINUD Y3, Y8, Y12
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 224(R8), Y8
+	VMOVDQU Y11, 192(R8)
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y4, 128(R8)
+	VPMINUD Y11, Y8, Y4
+	VPMAXUD Y11, Y8, Y11
+	VMOVDQU 480(R8), Y8
+	VMOVDQU Y6, 32(R8)
+	VMOVDQU 992(R8), Y6
+	VMOVDQU Y13, 64(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y11, Y13, Y8
+	VPMAXUD Y11, Y13, Y11
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y8, Y4
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y0, Y11, Y8
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y14, Y7, Y11
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y5, Y13, Y7
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y9, Y12, Y13
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y1, Y4, Y12
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y2, Y3, Y4
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y10, Y8, Y3
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y15, Y0, Y8
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 32(R8), Y0
+	VMOVDQU Y6, 992(R8)
+	VMOVDQU 64(R8), Y6
+	VMOVDQU Y15, 928(R8)
+	VPMINUD Y6, Y0, Y15
+	VPMAXUD Y6, Y0, Y6
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y6, 64(R8)
+	VPMINUD Y0, Y11, Y6
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 192(R8), Y11
+	VMOVDQU Y0, 128(R8)
+	VPMINUD Y11, Y14, Y0
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 256(R8), Y14
+	VMOVDQU Y0, 160(R8)
+	VPMINUD Y14, Y7, Y0
+	VPMAXUD Y14, Y7, Y14
+	VMOVDQU 320(R8), Y7
+	VMOVDQU Y0, 224(R8)
+	VPMINUD Y7, Y5, Y0
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 384(R8), Y5
+	VMOVDQU Y0, 288(R8)
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 448(R8), Y13
+	VMOVDQU Y0, 352(R8)
+	VPMINUD Y13, Y9, Y0
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 512(R8), Y9
+	VMOVDQU Y0, 416(R8)
+	VPMINUD Y9, Y12, Y0
+	VPMAXUD Y9, Y12, Y9
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y0, 480(R8)
+	VPMINUD Y12, Y1, Y0
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 640(R8), Y1
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VMOVDQU 704(R8), Y4
+	VMOVDQU Y0, 608(R8)
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 768(R8), Y2
+	VMOVDQU Y0, 672(R8)
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 832(R8), Y3
+	VMOVDQU Y0, 736(R8)
+	VPMINUD Y3, Y10, Y0
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 896(R8), Y10
+	VMOVDQU Y0, 800(R8)
+	VPMINUD Y10, Y8, Y0
+	VPMAXUD Y10, Y8, Y10
+	VMOVDQU 928(R8), Y8
+	VMOVDQU Y0, 864(R8)
+	VMOVDQU 960(R8), Y0
+	VMOVDQU Y1, 640(R8)
+	VPMINUD Y0, Y8, Y1
+	VPMAXUD Y0, Y8, Y0
+	VMOVDQU Y0, 960(R8)
+	VMOVDQU Y1, 928(R8)
+	VMOVDQU Y2, 768(R8)
+	VMOVDQU Y3, 832(R8)
+	VMOVDQU Y4, 704(R8)
+	VMOVDQU Y5, 384(R8)
+	VMOVDQU Y6, 96(R8)
+	VMOVDQU Y7, 320(R8)
+	VMOVDQU Y9, 512(R8)
+	VMOVDQU Y10, 896(R8)
+	VMOVDQU Y11, 192(R8)
+	VMOVDQU Y12, 576(R8)
+	VMOVDQU Y13, 448(R8)
+	VMOVDQU Y14, 256(R8)
+	VMOVDQU Y15, 32(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x32scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^5 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x32store       // every lane done before this key: its check was the last
+	VPAND        (SP), Y0, Y0 // the index
+	VMOVDQA      Y3, Y5
+	VGATHERDPS   Y5, (R11)(Y0*4), Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x32scan
+
+a8x32store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x32group
+
+a8x32done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x40(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 295 comparators, 146 key loads and 146 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0x3f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x40done
+
+a8x40group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 6 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x40key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x40key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $40
+	JGE  a8x40sort
+
+a8x40pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $40
+	JLT     a8x40pad
+
+a8x40sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y7, 224(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y7, Y14, Y10
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y7, Y14, Y13
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y7, Y12, Y5
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y7, Y13, Y11
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y14, Y6, Y13
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y2, Y6
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y14, Y6, Y2
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y12, Y4, Y6
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y2, Y6, Y4
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y14, Y8, Y6
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 224(R8), Y0
+	VMOVDQU Y13, 0(R8)
+	VPMINUD Y15, Y0, Y13
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y1, Y13
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y0, Y1
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y11, Y5, Y0
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y2, Y13, Y12
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y7, Y11, Y0
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 512(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VMOVDQU 544(R8), Y15
+	VMOVDQU Y3, 224(R8)
+	VPMINUD Y15, Y11, Y3
+	VPMAXUD Y15, Y11, Y15
+	VMOVDQU 576(R8), Y11
+	VMOVDQU Y9, 352(R8)
+	VMOVDQU 608(R8), Y9
+	VMOVDQU Y12, 96(R8)
+	VPMINUD Y9, Y11, Y12
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y9, Y15, Y3
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y12, Y3, Y15
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 640(R8), Y3
+	VMOVDQU Y0, 416(R8)
+	VMOVDQU 672(R8), Y0
+	VMOVDQU Y13, 160(R8)
+	VPMINUD Y0, Y3, Y13
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 704(R8), Y3
+	VMOVDQU Y1, 288(R8)
+	VMOVDQU 736(R8), Y1
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y1, Y3, Y5
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y5, Y13, Y3
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y11, Y13
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y5, Y12, Y11
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y3, Y11, Y12
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y0, Y15, Y11
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y1, Y9, Y15
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y0, Y15, Y9
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y12, Y11, Y15
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y3, Y9, Y11
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y5, Y0, Y9
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 768(R8), Y0
+	VMOVDQU Y7, 448(R8)
+	VMOVDQU 800(R8), Y7
+	VMOVDQU Y6, 192(R8)
+	VPMINUD Y7, Y0, Y6
+	VPMAXUD Y7, Y0, Y7
+	VMOVDQU 832(R8), Y0
+	VMOVDQU Y8, 320(R8)
+	VMOVDQU 864(R8), Y8
+	VMOVDQU Y4, 64(R8)
+	VPMINUD Y8, Y0, Y4
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y4, Y6, Y0
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y8, Y7, Y6
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y4, Y6, Y7
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y10, 384(R8)
+	VMOVDQU 928(R8), Y10
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y10, Y6, Y2
+	VPMAXUD Y10, Y6, Y10
+	VMOVDQU 960(R8), Y6
+	VMOVDQU Y14, 256(R8)
+	VMOVDQU 992(R8), Y14
+	VMOVDQU Y1, 736(R8)
+	VPMINUD Y14, Y6, Y1
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y1, Y2, Y6
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y14, Y10, Y2
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y1, Y2, Y10
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y6, Y0, Y2
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y6, Y0, Y4
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y10, Y7, Y0
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y14, Y8, Y7
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y7, Y8
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y4, Y0, Y7
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y6, Y8, Y0
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y1, Y10, Y8
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y2, Y13, Y10
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y2, Y13, Y3
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y4, Y12, Y13
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y1, Y5, Y12
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y3, Y13, Y12
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y2, Y5, Y13
+	VPMAXUD Y2, Y5, Y2
+	VPMINUD Y6, Y4, Y5
+	VPMAXUD Y6, Y4, Y6
+	VPMINUD Y7, Y15, Y4
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y8, Y9, Y15
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y15, Y9
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y10, 512(R8)
+	VPMINUD Y14, Y11, Y10
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y0, Y10, Y11
+	VPMAXUD Y0, Y10, Y0
+	VPMINUD Y9, Y15, Y10
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y7, Y11, Y15
+	VPMAXUD Y7, Y11, Y7
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y12, Y4, Y0
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y10, Y4
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y13, Y9, Y10
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y2, Y15, Y9
+	VPMAXUD Y2, Y15, Y2
+	VPMINUD Y5, Y7, Y15
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y1, Y8, Y11
+	VPMAXUD Y1, Y8, Y1
+	VMOVDQU 0(R8), Y8
+	VMOVDQU Y14, 992(R8)
+	VMOVDQU 512(R8), Y14
+	VMOVDQU Y9, 736(R8)
+	VPMINUD Y14, Y8, Y9
+	VPMAXUD Y14, Y8, Y14
+	VMOVDQU 256(R8), Y8
+	VMOVDQU Y9, 0(R8)
+	VPMINUD Y2, Y8, Y9
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y14, Y9, Y8
+	VPMAXUD Y14, Y9, Y14
+	VMOVDQU 128(R8), Y9
+	VMOVDQU Y7, 864(R8)
+	VPMINUD Y3, Y9, Y7
+	VPMAXUD Y3, Y9, Y3
+	VMOVDQU 384(R8), Y9
+	VMOVDQU Y4, 608(R8)
+	VPMINUD Y6, Y9, Y4
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y3, Y4, Y9
+	VPMAXUD Y3, Y4, Y3
+	VPMINUD Y8, Y7, Y4
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y14, Y9, Y7
+	VPMAXUD Y14, Y9, Y14
+	VPMINUD Y2, Y3, Y9
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 64(R8), Y3
+	VMOVDQU Y11, 928(R8)
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 320(R8), Y3
+	VMOVDQU Y10, 672(R8)
+	VPMINUD Y5, Y3, Y10
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y10, Y3
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 192(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y13, Y10, Y15
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y1, Y10, Y0
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y13, Y0, Y10
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y3, Y15, Y0
+	VPMAXUD Y3, Y15, Y3
+	VPMINUD Y12, Y10, Y15
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y5, Y13, Y10
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y4, Y11, Y13
+	VPMAXUD Y4, Y11, Y4
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y7, Y3, Y0
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y14, Y15, Y3
+	VPMAXUD Y14, Y15, Y14
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y10, Y12
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y6, Y5, Y10
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 32(R8), Y5
+	VMOVDQU Y1, 960(R8)
+	VMOVDQU 544(R8), Y1
+	VMOVDQU Y6, 896(R8)
+	VPMINUD Y1, Y5, Y6
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 288(R8), Y5
+	VMOVDQU Y10, 832(R8)
+	VMOVDQU 800(R8), Y10
+	VMOVDQU Y2, 768(R8)
+	VPMINUD Y10, Y5, Y2
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y1, Y2, Y5
+	VPMAXUD Y1, Y2, Y1
+	VMOVDQU 160(R8), Y2
+	VMOVDQU Y12, 704(R8)
+	VMOVDQU 672(R8), Y12
+	VMOVDQU Y9, 640(R8)
+	VPMINUD Y12, Y2, Y9
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 416(R8), Y2
+	VMOVDQU Y15, 576(R8)
+	VMOVDQU 928(R8), Y15
+	VMOVDQU Y14, 512(R8)
+	VPMINUD Y15, Y2, Y14
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y5, Y9, Y14
+	VPMAXUD Y5, Y9, Y5
+	VPMINUD Y1, Y2, Y9
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y10, Y12, Y2
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 96(R8), Y12
+	VMOVDQU Y3, 448(R8)
+	VMOVDQU 608(R8), Y3
+	VMOVDQU Y7, 384(R8)
+	VPMINUD Y3, Y12, Y7
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 352(R8), Y12
+	VMOVDQU Y0, 320(R8)
+	VMOVDQU 864(R8), Y0
+	VMOVDQU Y8, 256(R8)
+	VPMINUD Y0, Y12, Y8
+	VPMAXUD Y0, Y12, Y0
+	VPMINUD Y3, Y8, Y12
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 224(R8), Y8
+	VMOVDQU Y11, 192(R8)
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y4, 128(R8)
+	VPMINUD Y11, Y8, Y4
+	VPMAXUD Y11, Y8, Y11
+	VMOVDQU 480(R8), Y8
+	VMOVDQU Y6, 32(R8)
+	VMOVDQU 992(R8), Y6
+	VMOVDQU Y13, 64(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y11, Y13, Y8
+	VPMAXUD Y11, Y13, Y11
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y8, Y4
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y0, Y11, Y8
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y14, Y7, Y11
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y5, Y13, Y7
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y9, Y12, Y13
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y1, Y4, Y12
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y2, Y3, Y4
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y10, Y8, Y3
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y15, Y0, Y8
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 32(R8), Y0
+	VMOVDQU Y6, 992(R8)
+	VMOVDQU 64(R8), Y6
+	VMOVDQU Y15, 928(R8)
+	VPMINUD Y6, Y0, Y15
+	VPMAXUD Y6, Y0, Y6
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y15, 32(R8)
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 192(R8), Y11
+	VMOVDQU Y15, 96(R8)
+	VPMINUD Y11, Y14, Y15
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 256(R8), Y14
+	VMOVDQU Y15, 160(R8)
+	VPMINUD Y14, Y7, Y15
+	VPMAXUD Y14, Y7, Y14
+	VMOVDQU 320(R8), Y7
+	VMOVDQU Y15, 224(R8)
+	VPMINUD Y7, Y5, Y15
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 384(R8), Y5
+	VMOVDQU Y15, 288(R8)
+	VPMINUD Y5, Y13, Y15
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 448(R8), Y13
+	VMOVDQU Y15, 352(R8)
+	VPMINUD Y13, Y9, Y15
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 512(R8), Y9
+	VMOVDQU Y15, 416(R8)
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y12, Y1, Y15
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 640(R8), Y1
+	VMOVDQU Y15, 544(R8)
+	VPMINUD Y1, Y4, Y15
+	VPMAXUD Y1, Y4, Y1
+	VMOVDQU 704(R8), Y4
+	VMOVDQU Y15, 608(R8)
+	VPMINUD Y4, Y2, Y15
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 768(R8), Y2
+	VMOVDQU Y15, 672(R8)
+	VPMINUD Y2, Y3, Y15
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 832(R8), Y3
+	VMOVDQU Y15, 736(R8)
+	VPMINUD Y3, Y10, Y15
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 896(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y10, Y8, Y15
+	VPMAXUD Y10, Y8, Y10
+	VMOVDQU 928(R8), Y8
+	VMOVDQU Y15, 864(R8)
+	VMOVDQU 960(R8), Y15
+	VMOVDQU Y13, 448(R8)
+	VPMINUD Y15, Y8, Y13
+	VPMAXUD Y15, Y8, Y15
+	VMOVDQU 1024(R8), Y8
+	VMOVDQU Y13, 928(R8)
+	VMOVDQU 1056(R8), Y13
+	VMOVDQU Y15, 960(R8)
+	VPMINUD Y13, Y8, Y15
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1088(R8), Y8
+	VMOVDQU Y4, 704(R8)
+	VMOVDQU 1120(R8), Y4
+	VMOVDQU Y11, 192(R8)
+	VPMINUD Y4, Y8, Y11
+	VPMAXUD Y4, Y8, Y4
+	VPMINUD Y11, Y15, Y8
+	VPMAXUD Y11, Y15, Y11
+	VPMINUD Y4, Y13, Y15
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y11, Y15, Y13
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 1152(R8), Y15
+	VMOVDQU Y3, 832(R8)
+	VMOVDQU 1184(R8), Y3
+	VMOVDQU Y7, 320(R8)
+	VPMINUD Y3, Y15, Y7
+	VPMAXUD Y3, Y15, Y3
+	VMOVDQU 1216(R8), Y15
+	VMOVDQU Y12, 576(R8)
+	VMOVDQU 1248(R8), Y12
+	VMOVDQU Y6, 64(R8)
+	VPMINUD Y12, Y15, Y6
+	VPMAXUD Y12, Y15, Y12
+	VPMINUD Y6, Y7, Y15
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y12, Y3, Y7
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y6, Y7, Y3
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y15, Y8, Y7
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y6, Y11, Y8
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y15, Y8, Y11
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y3, Y13, Y8
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y13, Y4
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y11, Y8, Y13
+	VPMAXUD Y11, Y8, Y11
+	VPMINUD Y15, Y4, Y8
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y6, Y3, Y4
+	VPMAXUD Y6, Y3, Y6
+	VMOVDQU 0(R8), Y3
+	VMOVDQU Y12, 1248(R8)
+	VPMINUD Y7, Y3, Y12
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y7, Y9, Y3
+	VPMAXUD Y7, Y9, Y7
+	VPMINUD Y3, Y14, Y9
+	VPMAXUD Y3, Y14, Y3
+	VPMINUD Y7, Y2, Y14
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y15, Y0, Y2
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y15, Y1, Y0
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y0, Y5, Y1
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y15, Y10, Y5
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y9, Y2, Y10
+	VPMAXUD Y9, Y2, Y9
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y14, Y0, Y1
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y7, Y5, Y0
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 64(R8), Y5
+	VMOVDQU Y12, 0(R8)
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VMOVDQU 576(R8), Y5
+	VMOVDQU Y8, 1120(R8)
+	VPMINUD Y11, Y5, Y8
+	VPMAXUD Y11, Y5, Y11
+	VMOVDQU 320(R8), Y5
+	VMOVDQU Y4, 1184(R8)
+	VPMINUD Y8, Y5, Y4
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 832(R8), Y5
+	VMOVDQU Y13, 1056(R8)
+	VPMINUD Y11, Y5, Y13
+	VPMAXUD Y11, Y5, Y11
+	VMOVDQU 192(R8), Y5
+	VMOVDQU Y15, 1152(R8)
+	VPMINUD Y6, Y5, Y15
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 704(R8), Y5
+	VMOVDQU Y7, 1024(R8)
+	VPMINUD Y6, Y5, Y7
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 448(R8), Y5
+	VMOVDQU Y0, 896(R8)
+	VPMINUD Y7, Y5, Y0
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 960(R8), Y5
+	VMOVDQU Y14, 768(R8)
+	VPMINUD Y6, Y5, Y14
+	VPMAXUD Y6, Y5, Y6
+	VPMINUD Y4, Y15, Y5
+	VPMAXUD Y4, Y15, Y4
+	VPMINUD Y8, Y0, Y15
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y13, Y7, Y0
+	VPMAXUD Y13, Y7, Y13
+	VPMINUD Y11, Y14, Y7
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y10, Y12, Y14
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y5, Y12
+	VPMAXUD Y9, Y5, Y9
+	VPMINUD Y2, Y4, Y5
+	VPMAXUD Y2, Y4, Y2
+	VPMINUD Y3, Y15, Y4
+	VPMAXUD Y3, Y15, Y3
+	VPMINUD Y1, Y8, Y15
+	VPMAXUD Y1, Y8, Y1
+	VMOVDQU 768(R8), Y8
+	VMOVDQU Y6, 1216(R8)
+	VPMINUD Y8, Y0, Y6
+	VPMAXUD Y8, Y0, Y8
+	VMOVDQU 896(R8), Y0
+	VMOVDQU Y8, 768(R8)
+	VPMINUD Y0, Y13, Y8
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 1024(R8), Y13
+	VMOVDQU Y0, 896(R8)
+	VPMINUD Y13, Y7, Y0
+	VPMAXUD Y13, Y7, Y13
+	VMOVDQU 1152(R8), Y7
+	VMOVDQU Y13, 1024(R8)
+	VPMINUD Y7, Y11, Y13
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 32(R8), Y11
+	VMOVDQU Y7, 1152(R8)
+	VMOVDQU 1056(R8), Y7
+	VMOVDQU Y13, 1088(R8)
+	VPMINUD Y7, Y11, Y13
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 544(R8), Y11
+	VMOVDQU Y0, 960(R8)
+	VPMINUD Y7, Y11, Y0
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 288(R8), Y11
+	VMOVDQU Y8, 832(R8)
+	VPMINUD Y0, Y11, Y8
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 800(R8), Y11
+	VMOVDQU Y6, 704(R8)
+	VPMINUD Y7, Y11, Y6
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 160(R8), Y11
+	VMOVDQU Y1, 640(R8)
+	VMOVDQU 1184(R8), Y1
+	VMOVDQU Y15, 576(R8)
+	VPMINUD Y1, Y11, Y15
+	VPMAXUD Y1, Y11, Y1
+	VMOVDQU 672(R8), Y11
+	VMOVDQU Y3, 512(R8)
+	VPMINUD Y1, Y11, Y3
+	VPMAXUD Y1, Y11, Y1
+	VMOVDQU 416(R8), Y11
+	VMOVDQU Y4, 448(R8)
+	VPMINUD Y3, Y11, Y4
+	VPMAXUD Y3, Y11, Y3
+	VMOVDQU 928(R8), Y11
+	VMOVDQU Y2, 384(R8)
+	VPMINUD Y1, Y11, Y2
+	VPMAXUD Y1, Y11, Y1
+	VPMINUD Y8, Y15, Y11
+	VPMAXUD Y8, Y15, Y8
+	VPMINUD Y0, Y4, Y15
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y6, Y3, Y4
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y7, Y2, Y3
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 96(R8), Y2
+	VMOVDQU Y5, 320(R8)
+	VMOVDQU 1120(R8), Y5
+	VMOVDQU Y9, 256(R8)
+	VPMINUD Y5, Y2, Y9
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 608(R8), Y2
+	VMOVDQU Y12, 192(R8)
+	VPMINUD Y5, Y2, Y12
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 352(R8), Y2
+	VMOVDQU Y10, 128(R8)
+	VPMINUD Y12, Y2, Y10
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 864(R8), Y2
+	VMOVDQU Y13, 32(R8)
+	VPMINUD Y5, Y2, Y13
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 224(R8), Y2
+	VMOVDQU Y14, 64(R8)
+	VMOVDQU 1248(R8), Y14
+	VMOVDQU Y1, 1184(R8)
+	VPMINUD Y14, Y2, Y1
+	VPMAXUD Y14, Y2, Y14
+	VMOVDQU 736(R8), Y2
+	VMOVDQU Y7, 1056(R8)
+	VPMINUD Y14, Y2, Y7
+	VPMAXUD Y14, Y2, Y14
+	VMOVDQU 480(R8), Y2
+	VMOVDQU Y3, 928(R8)
+	VPMINUD Y7, Y2, Y3
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 992(R8), Y2
+	VMOVDQU Y6, 800(R8)
+	VPMINUD Y14, Y2, Y6
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y10, Y1, Y2
+	VPMAXUD Y10, Y1, Y10
+	VPMINUD Y12, Y3, Y1
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y13, Y7, Y3
+	VPMAXUD Y13, Y7, Y13
+	VPMINUD Y5, Y6, Y7
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y11, Y9, Y6
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y8, Y2, Y9
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y15, Y10, Y2
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y0, Y1, Y10
+	VPMAXUD Y0, Y1, Y0
+	VPMINUD Y4, Y12, Y1
+	VPMAXUD Y4, Y12, Y4
+	VMOVDQU 800(R8), Y12
+	VMOVDQU Y14, 1248(R8)
+	VPMINUD Y12, Y3, Y14
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 928(R8), Y3
+	VMOVDQU Y12, 800(R8)
+	VPMINUD Y3, Y13, Y12
+	VPMAXUD Y3, Y13, Y3
+	VMOVDQU 1056(R8), Y13
+	VMOVDQU Y3, 928(R8)
+	VPMINUD Y13, Y7, Y3
+	VPMAXUD Y13, Y7, Y13
+	VMOVDQU 1184(R8), Y7
+	VMOVDQU Y13, 1056(R8)
+	VPMINUD Y7, Y5, Y13
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 32(R8), Y5
+	VMOVDQU Y7, 1184(R8)
+	VMOVDQU 64(R8), Y7
+	VMOVDQU Y13, 1120(R8)
+	VPMINUD Y7, Y5, Y13
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 128(R8), Y5
+	VMOVDQU Y7, 64(R8)
+	VPMINUD Y5, Y6, Y7
+	VPMAXUD Y5, Y6, Y5
+	VMOVDQU 192(R8), Y6
+	VMOVDQU Y5, 128(R8)
+	VPMINUD Y6, Y11, Y5
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 256(R8), Y11
+	VMOVDQU Y5, 160(R8)
+	VPMINUD Y11, Y9, Y5
+	VPMAXUD Y11, Y9, Y11
+	VMOVDQU 320(R8), Y9
+	VMOVDQU Y5, 224(R8)
+	VPMINUD Y9, Y8, Y5
+	VPMAXUD Y9, Y8, Y9
+	VMOVDQU 384(R8), Y8
+	VMOVDQU Y5, 288(R8)
+	VPMINUD Y8, Y2, Y5
+	VPMAXUD Y8, Y2, Y8
+	VMOVDQU 448(R8), Y2
+	VMOVDQU Y5, 352(R8)
+	VPMINUD Y2, Y15, Y5
+	VPMAXUD Y2, Y15, Y2
+	VMOVDQU 512(R8), Y15
+	VMOVDQU Y2, 448(R8)
+	VPMINUD Y15, Y10, Y2
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 576(R8), Y10
+	VMOVDQU Y2, 480(R8)
+	VPMINUD Y10, Y0, Y2
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 640(R8), Y0
+	VMOVDQU Y2, 544(R8)
+	VPMINUD Y0, Y1, Y2
+	VPMAXUD Y0, Y1, Y0
+	VMOVDQU 704(R8), Y1
+	VMOVDQU Y0, 640(R8)
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VMOVDQU 768(R8), Y4
+	VMOVDQU Y0, 672(R8)
+	VPMINUD Y4, Y14, Y0
+	VPMAXUD Y4, Y14, Y4
+	VMOVDQU 800(R8), Y14
+	VMOVDQU Y0, 736(R8)
+	VMOVDQU 832(R8), Y0
+	VMOVDQU Y1, 704(R8)
+	VPMINUD Y0, Y14, Y1
+	VPMAXUD Y0, Y14, Y0
+	VMOVDQU 896(R8), Y14
+	VMOVDQU Y0, 832(R8)
+	VPMINUD Y14, Y12, Y0
+	VPMAXUD Y14, Y12, Y14
+	VMOVDQU 928(R8), Y12
+	VMOVDQU Y0, 864(R8)
+	VMOVDQU 960(R8), Y0
+	VMOVDQU Y1, 800(R8)
+	VPMINUD Y0, Y12, Y1
+	VPMAXUD Y0, Y12, Y0
+	VMOVDQU 1024(R8), Y12
+	VMOVDQU Y0, 960(R8)
+	VPMINUD Y12, Y3, Y0
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 1056(R8), Y3
+	VMOVDQU Y0, 992(R8)
+	VMOVDQU 1088(R8), Y0
+	VMOVDQU Y1, 928(R8)
+	VPMINUD Y0, Y3, Y1
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 1120(R8), Y3
+	VMOVDQU Y0, 1088(R8)
+	VMOVDQU 1152(R8), Y0
+	VMOVDQU Y1, 1056(R8)
+	VPMINUD Y0, Y3, Y1
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 1184(R8), Y3
+	VMOVDQU Y0, 1152(R8)
+	VMOVDQU 1216(R8), Y0
+	VMOVDQU Y1, 1120(R8)
+	VPMINUD Y0, Y3, Y1
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU Y0, 1216(R8)
+	VMOVDQU Y1, 1184(R8)
+	VMOVDQU Y2, 608(R8)
+	VMOVDQU Y4, 768(R8)
+	VMOVDQU Y5, 416(R8)
+	VMOVDQU Y6, 192(R8)
+	VMOVDQU Y7, 96(R8)
+	VMOVDQU Y8, 384(R8)
+	VMOVDQU Y9, 320(R8)
+	VMOVDQU Y10, 576(R8)
+	VMOVDQU Y11, 256(R8)
+	VMOVDQU Y12, 1024(R8)
+	VMOVDQU Y13, 32(R8)
+	VMOVDQU Y14, 896(R8)
+	VMOVDQU Y15, 512(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x40scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^6 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x40store       // every lane done before this key: its check was the last
+	VPAND        (SP), Y0, Y0 // the index
+	VMOVDQA      Y3, Y5
+	VGATHERDPS   Y5, (R11)(Y0*4), Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x40scan
+
+a8x40store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x40group
+
+a8x40done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x48(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 367 comparators, 183 key loads and 183 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0x3f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x48done
+
+a8x48group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 6 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x48key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x48key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $48
+	JGE  a8x48sort
+
+a8x48pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $48
+	JLT     a8x48pad
+
+a8x48sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y7, 224(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y7, Y14, Y10
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y7, Y14, Y13
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y7, Y12, Y5
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y7, Y13, Y11
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y14, Y6, Y13
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y2, Y6
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y14, Y6, Y2
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y12, Y4, Y6
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y2, Y6, Y4
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y14, Y8, Y6
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 224(R8), Y0
+	VMOVDQU Y13, 0(R8)
+	VPMINUD Y15, Y0, Y13
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y1, Y13
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y0, Y1
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y11, Y5, Y0
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y2, Y13, Y12
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y7, Y11, Y0
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 512(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VMOVDQU 544(R8), Y15
+	VMOVDQU Y3, 224(R8)
+	VPMINUD Y15, Y11, Y3
+	VPMAXUD Y15, Y11, Y15
+	VMOVDQU 576(R8), Y11
+	VMOVDQU Y9, 352(R8)
+	VMOVDQU 608(R8), Y9
+	VMOVDQU Y12, 96(R8)
+	VPMINUD Y9, Y11, Y12
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y9, Y15, Y3
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y12, Y3, Y15
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 640(R8), Y3
+	VMOVDQU Y0, 416(R8)
+	VMOVDQU 672(R8), Y0
+	VMOVDQU Y13, 160(R8)
+	VPMINUD Y0, Y3, Y13
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 704(R8), Y3
+	VMOVDQU Y1, 288(R8)
+	VMOVDQU 736(R8), Y1
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y1, Y3, Y5
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y5, Y13, Y3
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y11, Y13
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y5, Y12, Y11
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y3, Y11, Y12
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y0, Y15, Y11
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y1, Y9, Y15
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y0, Y15, Y9
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y12, Y11, Y15
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y3, Y9, Y11
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y5, Y0, Y9
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 768(R8), Y0
+	VMOVDQU Y7, 448(R8)
+	VMOVDQU 800(R8), Y7
+	VMOVDQU Y6, 192(R8)
+	VPMINUD Y7, Y0, Y6
+	VPMAXUD Y7, Y0, Y7
+	VMOVDQU 832(R8), Y0
+	VMOVDQU Y8, 320(R8)
+	VMOVDQU 864(R8), Y8
+	VMOVDQU Y4, 64(R8)
+	VPMINUD Y8, Y0, Y4
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y4, Y6, Y0
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y8, Y7, Y6
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y4, Y6, Y7
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y10, 384(R8)
+	VMOVDQU 928(R8), Y10
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y10, Y6, Y2
+	VPMAXUD Y10, Y6, Y10
+	VMOVDQU 960(R8), Y6
+	VMOVDQU Y14, 256(R8)
+	VMOVDQU 992(R8), Y14
+	VMOVDQU Y1, 736(R8)
+	VPMINUD Y14, Y6, Y1
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y1, Y2, Y6
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y14, Y10, Y2
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y1, Y2, Y10
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y6, Y0, Y2
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y6, Y0, Y4
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y10, Y7, Y0
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y14, Y8, Y7
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y7, Y8
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y4, Y0, Y7
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y6, Y8, Y0
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y1, Y10, Y8
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y2, Y13, Y10
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y2, Y13, Y3
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y4, Y12, Y13
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y1, Y5, Y12
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y3, Y13, Y12
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y2, Y5, Y13
+	VPMAXUD Y2, Y5, Y2
+	VPMINUD Y6, Y4, Y5
+	VPMAXUD Y6, Y4, Y6
+	VPMINUD Y7, Y15, Y4
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y8, Y9, Y15
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y15, Y9
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y10, 512(R8)
+	VPMINUD Y14, Y11, Y10
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y0, Y10, Y11
+	VPMAXUD Y0, Y10, Y0
+	VPMINUD Y9, Y15, Y10
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y7, Y11, Y15
+	VPMAXUD Y7, Y11, Y7
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y12, Y4, Y0
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y10, Y4
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y13, Y9, Y10
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y2, Y15, Y9
+	VPMAXUD Y2, Y15, Y2
+	VPMINUD Y5, Y7, Y15
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y1, Y8, Y11
+	VPMAXUD Y1, Y8, Y1
+	VMOVDQU 0(R8), Y8
+	VMOVDQU Y14, 992(R8)
+	VMOVDQU 512(R8), Y14
+	VMOVDQU Y9, 736(R8)
+	VPMINUD Y14, Y8, Y9
+	VPMAXUD Y14, Y8, Y14
+	VMOVDQU 256(R8), Y8
+	VMOVDQU Y9, 0(R8)
+	VPMINUD Y2, Y8, Y9
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y14, Y9, Y8
+	VPMAXUD Y14, Y9, Y14
+	VMOVDQU 128(R8), Y9
+	VMOVDQU Y7, 864(R8)
+	VPMINUD Y3, Y9, Y7
+	VPMAXUD Y3, Y9, Y3
+	VMOVDQU 384(R8), Y9
+	VMOVDQU Y4, 608(R8)
+	VPMINUD Y6, Y9, Y4
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y3, Y4, Y9
+	VPMAXUD Y3, Y4, Y3
+	VPMINUD Y8, Y7, Y4
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y14, Y9, Y7
+	VPMAXUD Y14, Y9, Y14
+	VPMINUD Y2, Y3, Y9
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 64(R8), Y3
+	VMOVDQU Y11, 928(R8)
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 320(R8), Y3
+	VMOVDQU Y10, 672(R8)
+	VPMINUD Y5, Y3, Y10
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y10, Y3
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 192(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y13, Y10, Y15
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y1, Y10, Y0
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y13, Y0, Y10
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y3, Y15, Y0
+	VPMAXUD Y3, Y15, Y3
+	VPMINUD Y12, Y10, Y15
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y5, Y13, Y10
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y4, Y11, Y13
+	VPMAXUD Y4, Y11, Y4
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y7, Y3, Y0
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y14, Y15, Y3
+	VPMAXUD Y14, Y15, Y14
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y10, Y12
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y6, Y5, Y10
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 32(R8), Y5
+	VMOVDQU Y1, 960(R8)
+	VMOVDQU 544(R8), Y1
+	VMOVDQU Y6, 896(R8)
+	VPMINUD Y1, Y5, Y6
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 288(R8), Y5
+	VMOVDQU Y10, 832(R8)
+	VMOVDQU 800(R8), Y10
+	VMOVDQU Y2, 768(R8)
+	VPMINUD Y10, Y5, Y2
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y1, Y2, Y5
+	VPMAXUD Y1, Y2, Y1
+	VMOVDQU 160(R8), Y2
+	VMOVDQU Y12, 704(R8)
+	VMOVDQU 672(R8), Y12
+	VMOVDQU Y9, 640(R8)
+	VPMINUD Y12, Y2, Y9
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 416(R8), Y2
+	VMOVDQU Y15, 576(R8)
+	VMOVDQU 928(R8), Y15
+	VMOVDQU Y14, 512(R8)
+	VPMINUD Y15, Y2, Y14
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y5, Y9, Y14
+	VPMAXUD Y5, Y9, Y5
+	VPMINUD Y1, Y2, Y9
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y10, Y12, Y2
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 96(R8), Y12
+	VMOVDQU Y3, 448(R8)
+	VMOVDQU 608(R8), Y3
+	VMOVDQU Y7, 384(R8)
+	VPMINUD Y3, Y12, Y7
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 352(R8), Y12
+	VMOVDQU Y0, 320(R8)
+	VMOVDQU 864(R8), Y0
+	VMOVDQU Y8, 256(R8)
+	VPMINUD Y0, Y12, Y8
+	VPMAXUD Y0, Y12, Y0
+	VPMINUD Y3, Y8, Y12
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 224(R8), Y8
+	VMOVDQU Y11, 192(R8)
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y4, 128(R8)
+	VPMINUD Y11, Y8, Y4
+	VPMAXUD Y11, Y8, Y11
+	VMOVDQU 480(R8), Y8
+	VMOVDQU Y6, 32(R8)
+	VMOVDQU 992(R8), Y6
+	VMOVDQU Y13, 64(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y11, Y13, Y8
+	VPMAXUD Y11, Y13, Y11
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y8, Y4
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y0, Y11, Y8
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y14, Y7, Y11
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y5, Y13, Y7
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y9, Y12, Y13
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y1, Y4, Y12
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y2, Y3, Y4
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y10, Y8, Y3
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y15, Y0, Y8
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 32(R8), Y0
+	VMOVDQU Y6, 992(R8)
+	VMOVDQU 64(R8), Y6
+	VMOVDQU Y15, 928(R8)
+	VPMINUD Y6, Y0, Y15
+	VPMAXUD Y6, Y0, Y6
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y15, 32(R8)
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 192(R8), Y11
+	VMOVDQU Y15, 96(R8)
+	VPMINUD Y11, Y14, Y15
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 256(R8), Y14
+	VMOVDQU Y15, 160(R8)
+	VPMINUD Y14, Y7, Y15
+	VPMAXUD Y14, Y7, Y14
+	VMOVDQU 320(R8), Y7
+	VMOVDQU Y15, 224(R8)
+	VPMINUD Y7, Y5, Y15
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 384(R8), Y5
+	VMOVDQU Y15, 288(R8)
+	VPMINUD Y5, Y13, Y15
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 448(R8), Y13
+	VMOVDQU Y15, 352(R8)
+	VPMINUD Y13, Y9, Y15
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 512(R8), Y9
+	VMOVDQU Y15, 416(R8)
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y12, Y1, Y15
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 640(R8), Y1
+	VMOVDQU Y15, 544(R8)
+	VPMINUD Y1, Y4, Y15
+	VPMAXUD Y1, Y4, Y1
+	VMOVDQU 704(R8), Y4
+	VMOVDQU Y15, 608(R8)
+	VPMINUD Y4, Y2, Y15
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 768(R8), Y2
+	VMOVDQU Y15, 672(R8)
+	VPMINUD Y2, Y3, Y15
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 832(R8), Y3
+	VMOVDQU Y15, 736(R8)
+	VPMINUD Y3, Y10, Y15
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 896(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y10, Y8, Y15
+	VPMAXUD Y10, Y8, Y10
+	VMOVDQU 928(R8), Y8
+	VMOVDQU Y15, 864(R8)
+	VMOVDQU 960(R8), Y15
+	VMOVDQU Y13, 448(R8)
+	VPMINUD Y15, Y8, Y13
+	VPMAXUD Y15, Y8, Y15
+	VMOVDQU 1024(R8), Y8
+	VMOVDQU Y13, 928(R8)
+	VMOVDQU 1056(R8), Y13
+	VMOVDQU Y15, 960(R8)
+	VPMINUD Y13, Y8, Y15
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1088(R8), Y8
+	VMOVDQU Y4, 704(R8)
+	VMOVDQU 1120(R8), Y4
+	VMOVDQU Y11, 192(R8)
+	VPMINUD Y4, Y8, Y11
+	VPMAXUD Y4, Y8, Y4
+	VPMINUD Y11, Y15, Y8
+	VPMAXUD Y11, Y15, Y11
+	VPMINUD Y4, Y13, Y15
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y11, Y15, Y13
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 1152(R8), Y15
+	VMOVDQU Y3, 832(R8)
+	VMOVDQU 1184(R8), Y3
+	VMOVDQU Y7, 320(R8)
+	VPMINUD Y3, Y15, Y7
+	VPMAXUD Y3, Y15, Y3
+	VMOVDQU 1216(R8), Y15
+	VMOVDQU Y12, 576(R8)
+	VMOVDQU 1248(R8), Y12
+	VMOVDQU Y6, 64(R8)
+	VPMINUD Y12, Y15, Y6
+	VPMAXUD Y12, Y15, Y12
+	VPMINUD Y6, Y7, Y15
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y12, Y3, Y7
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y6, Y7, Y3
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y15, Y8, Y7
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y6, Y11, Y8
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y15, Y8, Y11
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y3, Y13, Y8
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y13, Y4
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y11, Y8, Y13
+	VPMAXUD Y11, Y8, Y11
+	VPMINUD Y15, Y4, Y8
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y6, Y3, Y4
+	VPMAXUD Y6, Y3, Y6
+	VMOVDQU 1280(R8), Y3
+	VMOVDQU Y10, 896(R8)
+	VMOVDQU 1312(R8), Y10
+	VMOVDQU Y5, 384(R8)
+	VPMINUD Y10, Y3, Y5
+	VPMAXUD Y10, Y3, Y10
+	VMOVDQU 1344(R8), Y3
+	VMOVDQU Y1, 640(R8)
+	VMOVDQU 1376(R8), Y1
+	VMOVDQU Y0, 128(R8)
+	VPMINUD Y1, Y3, Y0
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y0, Y5, Y3
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y1, Y10, Y5
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y0, Y5, Y10
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 1408(R8), Y5
+	VMOVDQU Y2, 768(R8)
+	VMOVDQU 1440(R8), Y2
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y2, Y5, Y14
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 1472(R8), Y5
+	VMOVDQU Y9, 512(R8)
+	VMOVDQU 1504(R8), Y9
+	VMOVDQU Y12, 1248(R8)
+	VPMINUD Y9, Y5, Y12
+	VPMAXUD Y9, Y5, Y9
+	VPMINUD Y12, Y14, Y5
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y9, Y2, Y14
+	VPMAXUD Y9, Y2, Y9
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y5, Y3, Y14
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y0, Y3
+	VPMAXUD Y12, Y0, Y12
+	VPMINUD Y5, Y3, Y0
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y2, Y10, Y3
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y9, Y1, Y10
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y2, Y10, Y1
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y12, Y2, Y1
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y14, Y7, Y2
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y5, Y15, Y7
+	VPMAXUD Y5, Y15, Y5
+	VPMINUD Y14, Y7, Y15
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y0, Y11, Y7
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y12, Y6, Y11
+	VPMAXUD Y12, Y6, Y12
+	VPMINUD Y0, Y11, Y6
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y15, Y7, Y11
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y14, Y6, Y7
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y5, Y0, Y6
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y10, Y13, Y0
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y1, Y4, Y13
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y10, Y13, Y4
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y3, Y8, Y13
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 1248(R8), Y8
+	VMOVDQU Y2, 1024(R8)
+	VPMINUD Y9, Y8, Y2
+	VPMAXUD Y9, Y8, Y9
+	VPMINUD Y3, Y2, Y8
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y4, Y13, Y2
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y10, Y8, Y13
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y1, Y3, Y8
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y11, Y0, Y3
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y15, Y2, Y0
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y7, Y4, Y2
+	VPMAXUD Y7, Y4, Y7
+	VPMINUD Y14, Y13, Y4
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y6, Y10, Y13
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y5, Y8, Y10
+	VPMAXUD Y5, Y8, Y5
+	VPMINUD Y12, Y1, Y8
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 0(R8), Y1
+	VMOVDQU Y9, 1504(R8)
+	VMOVDQU 1024(R8), Y9
+	VMOVDQU Y4, 1248(R8)
+	VPMINUD Y9, Y1, Y4
+	VPMAXUD Y9, Y1, Y9
+	VMOVDQU 512(R8), Y1
+	VMOVDQU Y4, 0(R8)
+	VPMINUD Y9, Y1, Y4
+	VPMAXUD Y9, Y1, Y9
+	VMOVDQU 256(R8), Y1
+	VMOVDQU Y10, 1376(R8)
+	VPMINUD Y14, Y1, Y10
+	VPMAXUD Y14, Y1, Y14
+	VMOVDQU 768(R8), Y1
+	VMOVDQU Y0, 1120(R8)
+	VPMINUD Y14, Y1, Y0
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y4, Y10, Y1
+	VPMAXUD Y4, Y10, Y4
+	VPMINUD Y9, Y0, Y10
+	VPMAXUD Y9, Y0, Y9
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y8, 1440(R8)
+	VPMINUD Y15, Y0, Y8
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 640(R8), Y0
+	VMOVDQU Y2, 1184(R8)
+	VPMINUD Y15, Y0, Y2
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 384(R8), Y0
+	VMOVDQU Y13, 1312(R8)
+	VPMINUD Y5, Y0, Y13
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 896(R8), Y0
+	VMOVDQU Y3, 1056(R8)
+	VPMINUD Y5, Y0, Y3
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y2, Y13, Y0
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y15, Y3, Y13
+	VPMAXUD Y15, Y3, Y15
+	VPMINUD Y1, Y8, Y3
+	VPMAXUD Y1, Y8, Y1
+	VPMINUD Y4, Y0, Y8
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y10, Y2, Y0
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y9, Y13, Y2
+	VPMAXUD Y9, Y13, Y9
+	VPMINUD Y14, Y15, Y13
+	VPMAXUD Y14, Y15, Y14
+	VMOVDQU 64(R8), Y15
+	VMOVDQU Y5, 1408(R8)
+	VPMINUD Y11, Y15, Y5
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 576(R8), Y15
+	VMOVDQU Y14, 1280(R8)
+	VPMINUD Y11, Y15, Y14
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 320(R8), Y15
+	VMOVDQU Y13, 1152(R8)
+	VPMINUD Y6, Y15, Y13
+	VPMAXUD Y6, Y15, Y6
+	VMOVDQU 832(R8), Y15
+	VMOVDQU Y9, 1024(R8)
+	VPMINUD Y6, Y15, Y9
+	VPMAXUD Y6, Y15, Y6
+	VPMINUD Y14, Y13, Y15
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y11, Y9, Y13
+	VPMAXUD Y11, Y9, Y11
+	VMOVDQU 192(R8), Y9
+	VMOVDQU Y2, 896(R8)
+	VPMINUD Y7, Y9, Y2
+	VPMAXUD Y7, Y9, Y7
+	VMOVDQU 704(R8), Y9
+	VMOVDQU Y10, 768(R8)
+	VPMINUD Y7, Y9, Y10
+	VPMAXUD Y7, Y9, Y7
+	VMOVDQU 448(R8), Y9
+	VMOVDQU Y0, 640(R8)
+	VPMINUD Y12, Y9, Y0
+	VPMAXUD Y12, Y9, Y12
+	VMOVDQU 960(R8), Y9
+	VMOVDQU Y4, 512(R8)
+	VPMINUD Y12, Y9, Y4
+	VPMAXUD Y12, Y9, Y12
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y7, Y4, Y0
+	VPMAXUD Y7, Y4, Y7
+	VPMINUD Y15, Y2, Y4
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y14, Y9, Y2
+	VPMAXUD Y14, Y9, Y14
+	VPMINUD Y13, Y10, Y9
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y11, Y0, Y10
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y6, Y7, Y0
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y3, Y5, Y7
+	VPMAXUD Y3, Y5, Y3
+	VPMINUD Y1, Y4, Y5
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y8, Y15, Y4
+	VPMAXUD Y8, Y15, Y8
+	VMOVDQU 512(R8), Y15
+	VMOVDQU Y12, 1472(R8)
+	VPMINUD Y15, Y2, Y12
+	VPMAXUD Y15, Y2, Y15
+	VMOVDQU 640(R8), Y2
+	VMOVDQU Y15, 512(R8)
+	VPMINUD Y2, Y14, Y15
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 768(R8), Y14
+	VMOVDQU Y2, 640(R8)
+	VPMINUD Y14, Y9, Y2
+	VPMAXUD Y14, Y9, Y14
+	VMOVDQU 896(R8), Y9
+	VMOVDQU Y14, 768(R8)
+	VPMINUD Y9, Y13, Y14
+	VPMAXUD Y9, Y13, Y9
+	VMOVDQU 1024(R8), Y13
+	VMOVDQU Y9, 896(R8)
+	VPMINUD Y13, Y10, Y9
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 1152(R8), Y10
+	VMOVDQU Y13, 1024(R8)
+	VPMINUD Y10, Y11, Y13
+	VPMAXUD Y10, Y11, Y10
+	VMOVDQU 1280(R8), Y11
+	VMOVDQU Y10, 1152(R8)
+	VPMINUD Y11, Y0, Y10
+	VPMAXUD Y11, Y0, Y11
+	VMOVDQU 1408(R8), Y0
+	VMOVDQU Y11, 1280(R8)
+	VPMINUD Y0, Y6, Y11
+	VPMAXUD Y0, Y6, Y0
+	VMOVDQU 32(R8), Y6
+	VMOVDQU Y0, 1408(R8)
+	VMOVDQU 1056(R8), Y0
+	VMOVDQU Y11, 1344(R8)
+	VPMINUD Y0, Y6, Y11
+	VPMAXUD Y0, Y6, Y0
+	VMOVDQU 544(R8), Y6
+	VMOVDQU Y10, 1216(R8)
+	VPMINUD Y0, Y6, Y10
+	VPMAXUD Y0, Y6, Y0
+	VMOVDQU 288(R8), Y6
+	VMOVDQU Y13, 1088(R8)
+	VMOVDQU 1312(R8), Y13
+	VMOVDQU Y9, 960(R8)
+	VPMINUD Y13, Y6, Y9
+	VPMAXUD Y13, Y6, Y13
+	VMOVDQU 800(R8), Y6
+	VMOVDQU Y14, 832(R8)
+	VPMINUD Y13, Y6, Y14
+	VPMAXUD Y13, Y6, Y13
+	VPMINUD Y10, Y9, Y6
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y0, Y14, Y9
+	VPMAXUD Y0, Y14, Y0
+	VMOVDQU 160(R8), Y14
+	VMOVDQU Y2, 704(R8)
+	VMOVDQU 1184(R8), Y2
+	VMOVDQU Y15, 576(R8)
+	VPMINUD Y2, Y14, Y15
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 672(R8), Y14
+	VMOVDQU Y12, 448(R8)
+	VPMINUD Y2, Y14, Y12
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 416(R8), Y14
+	VMOVDQU Y8, 384(R8)
+	VMOVDQU 1440(R8), Y8
+	VMOVDQU Y4, 320(R8)
+	VPMINUD Y8, Y14, Y4
+	VPMAXUD Y8, Y14, Y8
+	VMOVDQU 928(R8), Y14
+	VMOVDQU Y1, 256(R8)
+	VPMINUD Y8, Y14, Y1
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y12, Y4, Y14
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y2, Y1, Y4
+	VPMAXUD Y2, Y1, Y2
+	VPMINUD Y6, Y15, Y1
+	VPMAXUD Y6, Y15, Y6
+	VPMINUD Y10, Y14, Y15
+	VPMAXUD Y10, Y14, Y10
+	VPMINUD Y9, Y12, Y14
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y0, Y4, Y12
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y13, Y2, Y4
+	VPMAXUD Y13, Y2, Y13
+	VMOVDQU 96(R8), Y2
+	VMOVDQU Y5, 192(R8)
+	VMOVDQU 1120(R8), Y5
+	VMOVDQU Y3, 128(R8)
+	VPMINUD Y5, Y2, Y3
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 608(R8), Y2
+	VMOVDQU Y7, 64(R8)
+	VPMINUD Y5, Y2, Y7
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 352(R8), Y2
+	VMOVDQU Y11, 32(R8)
+	VMOVDQU 1376(R8), Y11
+	VMOVDQU Y8, 1440(R8)
+	VPMINUD Y11, Y2, Y8
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 864(R8), Y2
+	VMOVDQU Y13, 1312(R8)
+	VPMINUD Y11, Y2, Y13
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y7, Y8, Y2
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y5, Y13, Y8
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 224(R8), Y13
+	VMOVDQU Y4, 1184(R8)
+	VMOVDQU 1248(R8), Y4
+	VMOVDQU Y0, 1056(R8)
+	VPMINUD Y4, Y13, Y0
+	VPMAXUD Y4, Y13, Y4
+	VMOVDQU 736(R8), Y13
+	VMOVDQU Y12, 928(R8)
+	VPMINUD Y4, Y13, Y12
+	VPMAXUD Y4, Y13, Y4
+	VMOVDQU 480(R8), Y13
+	VMOVDQU Y9, 800(R8)
+	VMOVDQU 1504(R8), Y9
+	VMOVDQU Y14, 672(R8)
+	VPMINUD Y9, Y13, Y14
+	VPMAXUD Y9, Y13, Y9
+	VMOVDQU 992(R8), Y13
+	VMOVDQU Y10, 544(R8)
+	VPMINUD Y9, Y13, Y10
+	VPMAXUD Y9, Y13, Y9
+	VPMINUD Y12, Y14, Y13
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y4, Y10, Y14
+	VPMAXUD Y4, Y10, Y4
+	VPMINUD Y2, Y0, Y10
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y7, Y13, Y0
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y8, Y12, Y13
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y5, Y14, Y12
+	VPMAXUD Y5, Y14, Y5
+	VPMINUD Y11, Y4, Y14
+	VPMAXUD Y11, Y4, Y11
+	VPMINUD Y1, Y3, Y4
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y6, Y10, Y3
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y15, Y2, Y10
+	VPMAXUD Y15, Y2, Y15
+	VMOVDQU 544(R8), Y2
+	VMOVDQU Y9, 1504(R8)
+	VPMINUD Y2, Y0, Y9
+	VPMAXUD Y2, Y0, Y2
+	VMOVDQU 672(R8), Y0
+	VMOVDQU Y2, 544(R8)
+	VPMINUD Y0, Y7, Y2
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 800(R8), Y7
+	VMOVDQU Y0, 672(R8)
+	VPMINUD Y7, Y13, Y0
+	VPMAXUD Y7, Y13, Y7
+	VMOVDQU 928(R8), Y13
+	VMOVDQU Y7, 800(R8)
+	VPMINUD Y13, Y8, Y7
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1056(R8), Y8
+	VMOVDQU Y13, 928(R8)
+	VPMINUD Y8, Y12, Y13
+	VPMAXUD Y8, Y12, Y8
+	VMOVDQU 1184(R8), Y12
+	VMOVDQU Y8, 1056(R8)
+	VPMINUD Y12, Y5, Y8
+	VPMAXUD Y12, Y5, Y12
+	VMOVDQU 1312(R8), Y5
+	VMOVDQU Y12, 1184(R8)
+	VPMINUD Y5, Y14, Y12
+	VPMAXUD Y5, Y14, Y5
+	VMOVDQU 1440(R8), Y14
+	VMOVDQU Y5, 1312(R8)
+	VPMINUD Y14, Y11, Y5
+	VPMAXUD Y14, Y11, Y14
+	VMOVDQU 32(R8), Y11
+	VMOVDQU Y14, 1440(R8)
+	VMOVDQU 64(R8), Y14
+	VMOVDQU Y5, 1376(R8)
+	VPMINUD Y14, Y11, Y5
+	VPMAXUD Y14, Y11, Y14
+	VMOVDQU 128(R8), Y11
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y11, Y4, Y5
+	VPMAXUD Y11, Y4, Y11
+	VMOVDQU 192(R8), Y4
+	VMOVDQU Y5, 96(R8)
+	VPMINUD Y4, Y1, Y5
+	VPMAXUD Y4, Y1, Y4
+	VMOVDQU 256(R8), Y1
+	VMOVDQU Y4, 192(R8)
+	VPMINUD Y1, Y3, Y4
+	VPMAXUD Y1, Y3, Y1
+	VMOVDQU 320(R8), Y3
+	VMOVDQU Y1, 256(R8)
+	VPMINUD Y3, Y6, Y1
+	VPMAXUD Y3, Y6, Y3
+	VMOVDQU 384(R8), Y6
+	VMOVDQU Y1, 288(R8)
+	VPMINUD Y6, Y10, Y1
+	VPMAXUD Y6, Y10, Y6
+	VMOVDQU 448(R8), Y10
+	VMOVDQU Y1, 352(R8)
+	VPMINUD Y10, Y15, Y1
+	VPMAXUD Y10, Y15, Y10
+	VMOVDQU 512(R8), Y15
+	VMOVDQU Y1, 416(R8)
+	VPMINUD Y15, Y9, Y1
+	VPMAXUD Y15, Y9, Y15
+	VMOVDQU 544(R8), Y9
+	VMOVDQU Y1, 480(R8)
+	VMOVDQU 576(R8), Y1
+	VMOVDQU Y3, 320(R8)
+	VPMINUD Y1, Y9, Y3
+	VPMAXUD Y1, Y9, Y1
+	VMOVDQU 640(R8), Y9
+	VMOVDQU Y1, 576(R8)
+	VPMINUD Y9, Y2, Y1
+	VPMAXUD Y9, Y2, Y9
+	VMOVDQU 672(R8), Y2
+	VMOVDQU Y1, 608(R8)
+	VMOVDQU 704(R8), Y1
+	VMOVDQU Y3, 544(R8)
+	VPMINUD Y1, Y2, Y3
+	VPMAXUD Y1, Y2, Y1
+	VMOVDQU 768(R8), Y2
+	VMOVDQU Y1, 704(R8)
+	VPMINUD Y2, Y0, Y1
+	VPMAXUD Y2, Y0, Y2
+	VMOVDQU 800(R8), Y0
+	VMOVDQU Y1, 736(R8)
+	VMOVDQU 832(R8), Y1
+	VMOVDQU Y2, 768(R8)
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 896(R8), Y0
+	VMOVDQU Y1, 832(R8)
+	VPMINUD Y0, Y7, Y1
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 928(R8), Y7
+	VMOVDQU Y0, 896(R8)
+	VMOVDQU 960(R8), Y0
+	VMOVDQU Y1, 864(R8)
+	VPMINUD Y0, Y7, Y1
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 1024(R8), Y7
+	VMOVDQU Y0, 960(R8)
+	VPMINUD Y7, Y13, Y0
+	VPMAXUD Y7, Y13, Y7
+	VMOVDQU 1056(R8), Y13
+	VMOVDQU Y0, 992(R8)
+	VMOVDQU 1088(R8), Y0
+	VMOVDQU Y1, 928(R8)
+	VPMINUD Y0, Y13, Y1
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 1152(R8), Y13
+	VMOVDQU Y0, 1088(R8)
+	VPMINUD Y13, Y8, Y0
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1184(R8), Y8
+	VMOVDQU Y0, 1120(R8)
+	VMOVDQU 1216(R8), Y0
+	VMOVDQU Y1, 1056(R8)
+	VPMINUD Y0, Y8, Y1
+	VPMAXUD Y0, Y8, Y0
+	VMOVDQU 1280(R8), Y8
+	VMOVDQU Y0, 1216(R8)
+	VPMINUD Y8, Y12, Y0
+	VPMAXUD Y8, Y12, Y8
+	VMOVDQU 1312(R8), Y12
+	VMOVDQU Y0, 1248(R8)
+	VMOVDQU 1344(R8), Y0
+	VMOVDQU Y1, 1184(R8)
+	VPMINUD Y0, Y12, Y1
+	VPMAXUD Y0, Y12, Y0
+	VMOVDQU 1376(R8), Y12
+	VMOVDQU Y0, 1344(R8)
+	VMOVDQU 1408(R8), Y0
+	VMOVDQU Y1, 1312(R8)
+	VPMINUD Y0, Y12, Y1
+	VPMAXUD Y0, Y12, Y0
+	VMOVDQU 1440(R8), Y12
+	VMOVDQU Y0, 1408(R8)
+	VMOVDQU 1472(R8), Y0
+	VMOVDQU Y1, 1376(R8)
+	VPMINUD Y0, Y12, Y1
+	VPMAXUD Y0, Y12, Y0
+	VMOVDQU Y0, 1472(R8)
+	VMOVDQU Y1, 1440(R8)
+	VMOVDQU Y2, 800(R8)
+	VMOVDQU Y3, 672(R8)
+	VMOVDQU Y4, 224(R8)
+	VMOVDQU Y5, 160(R8)
+	VMOVDQU Y6, 384(R8)
+	VMOVDQU Y7, 1024(R8)
+	VMOVDQU Y8, 1280(R8)
+	VMOVDQU Y9, 640(R8)
+	VMOVDQU Y10, 448(R8)
+	VMOVDQU Y11, 128(R8)
+	VMOVDQU Y13, 1152(R8)
+	VMOVDQU Y14, 64(R8)
+	VMOVDQU Y15, 512(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x48scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^6 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x48store       // every lane done before this key: its check was the last
+	VPAND        (SP), Y0, Y0 // the index
+	VMOVDQA      Y3, Y5
+	VGATHERDPS   Y5, (R11)(Y0*4), Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x48scan
+
+a8x48store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x48group
+
+a8x48done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x56(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 459 comparators, 233 key loads and 233 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0x3f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x56done
+
+a8x56group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 6 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x56key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x56key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $56
+	JGE  a8x56sort
+
+a8x56pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $56
+	JLT     a8x56pad
+
+a8x56sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y7, 224(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y7, Y14, Y10
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y7, Y14, Y13
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y7, Y12, Y5
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y7, Y13, Y11
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y14, Y6, Y13
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y2, Y6
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y14, Y6, Y2
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y12, Y4, Y6
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y2, Y6, Y4
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y14, Y8, Y6
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 224(R8), Y0
+	VMOVDQU Y13, 0(R8)
+	VPMINUD Y15, Y0, Y13
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y1, Y13
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y0, Y1
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y11, Y5, Y0
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y2, Y13, Y12
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y7, Y11, Y0
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 512(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VMOVDQU 544(R8), Y15
+	VMOVDQU Y3, 224(R8)
+	VPMINUD Y15, Y11, Y3
+	VPMAXUD Y15, Y11, Y15
+	VMOVDQU 576(R8), Y11
+	VMOVDQU Y9, 352(R8)
+	VMOVDQU 608(R8), Y9
+	VMOVDQU Y12, 96(R8)
+	VPMINUD Y9, Y11, Y12
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y9, Y15, Y3
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y12, Y3, Y15
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 640(R8), Y3
+	VMOVDQU Y0, 416(R8)
+	VMOVDQU 672(R8), Y0
+	VMOVDQU Y13, 160(R8)
+	VPMINUD Y0, Y3, Y13
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 704(R8), Y3
+	VMOVDQU Y1, 288(R8)
+	VMOVDQU 736(R8), Y1
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y1, Y3, Y5
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y5, Y13, Y3
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y11, Y13
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y5, Y12, Y11
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y3, Y11, Y12
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y0, Y15, Y11
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y1, Y9, Y15
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y0, Y15, Y9
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y12, Y11, Y15
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y3, Y9, Y11
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y5, Y0, Y9
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 768(R8), Y0
+	VMOVDQU Y7, 448(R8)
+	VMOVDQU 800(R8), Y7
+	VMOVDQU Y6, 192(R8)
+	VPMINUD Y7, Y0, Y6
+	VPMAXUD Y7, Y0, Y7
+	VMOVDQU 832(R8), Y0
+	VMOVDQU Y8, 320(R8)
+	VMOVDQU 864(R8), Y8
+	VMOVDQU Y4, 64(R8)
+	VPMINUD Y8, Y0, Y4
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y4, Y6, Y0
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y8, Y7, Y6
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y4, Y6, Y7
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y10, 384(R8)
+	VMOVDQU 928(R8), Y10
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y10, Y6, Y2
+	VPMAXUD Y10, Y6, Y10
+	VMOVDQU 960(R8), Y6
+	VMOVDQU Y14, 256(R8)
+	VMOVDQU 992(R8), Y14
+	VMOVDQU Y1, 736(R8)
+	VPMINUD Y14, Y6, Y1
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y1, Y2, Y6
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y14, Y10, Y2
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y1, Y2, Y10
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y6, Y0, Y2
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y6, Y0, Y4
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y10, Y7, Y0
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y14, Y8, Y7
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y7, Y8
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y4, Y0, Y7
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y6, Y8, Y0
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y1, Y10, Y8
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y2, Y13, Y10
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y2, Y13, Y3
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y4, Y12, Y13
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y1, Y5, Y12
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y3, Y13, Y12
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y2, Y5, Y13
+	VPMAXUD Y2, Y5, Y2
+	VPMINUD Y6, Y4, Y5
+	VPMAXUD Y6, Y4, Y6
+	VPMINUD Y7, Y15, Y4
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y8, Y9, Y15
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y15, Y9
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y10, 512(R8)
+	VPMINUD Y14, Y11, Y10
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y0, Y10, Y11
+	VPMAXUD Y0, Y10, Y0
+	VPMINUD Y9, Y15, Y10
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y7, Y11, Y15
+	VPMAXUD Y7, Y11, Y7
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y12, Y4, Y0
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y10, Y4
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y13, Y9, Y10
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y2, Y15, Y9
+	VPMAXUD Y2, Y15, Y2
+	VPMINUD Y5, Y7, Y15
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y1, Y8, Y11
+	VPMAXUD Y1, Y8, Y1
+	VMOVDQU 0(R8), Y8
+	VMOVDQU Y14, 992(R8)
+	VMOVDQU 512(R8), Y14
+	VMOVDQU Y9, 736(R8)
+	VPMINUD Y14, Y8, Y9
+	VPMAXUD Y14, Y8, Y14
+	VMOVDQU 256(R8), Y8
+	VMOVDQU Y9, 0(R8)
+	VPMINUD Y2, Y8, Y9
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y14, Y9, Y8
+	VPMAXUD Y14, Y9, Y14
+	VMOVDQU 128(R8), Y9
+	VMOVDQU Y7, 864(R8)
+	VPMINUD Y3, Y9, Y7
+	VPMAXUD Y3, Y9, Y3
+	VMOVDQU 384(R8), Y9
+	VMOVDQU Y4, 608(R8)
+	VPMINUD Y6, Y9, Y4
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y3, Y4, Y9
+	VPMAXUD Y3, Y4, Y3
+	VPMINUD Y8, Y7, Y4
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y14, Y9, Y7
+	VPMAXUD Y14, Y9, Y14
+	VPMINUD Y2, Y3, Y9
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 64(R8), Y3
+	VMOVDQU Y11, 928(R8)
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 320(R8), Y3
+	VMOVDQU Y10, 672(R8)
+	VPMINUD Y5, Y3, Y10
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y10, Y3
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 192(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y13, Y10, Y15
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y1, Y10, Y0
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y13, Y0, Y10
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y3, Y15, Y0
+	VPMAXUD Y3, Y15, Y3
+	VPMINUD Y12, Y10, Y15
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y5, Y13, Y10
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y4, Y11, Y13
+	VPMAXUD Y4, Y11, Y4
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y7, Y3, Y0
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y14, Y15, Y3
+	VPMAXUD Y14, Y15, Y14
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y10, Y12
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y6, Y5, Y10
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 32(R8), Y5
+	VMOVDQU Y1, 960(R8)
+	VMOVDQU 544(R8), Y1
+	VMOVDQU Y6, 896(R8)
+	VPMINUD Y1, Y5, Y6
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 288(R8), Y5
+	VMOVDQU Y10, 832(R8)
+	VMOVDQU 800(R8), Y10
+	VMOVDQU Y2, 768(R8)
+	VPMINUD Y10, Y5, Y2
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y1, Y2, Y5
+	VPMAXUD Y1, Y2, Y1
+	VMOVDQU 160(R8), Y2
+	VMOVDQU Y12, 704(R8)
+	VMOVDQU 672(R8), Y12
+	VMOVDQU Y9, 640(R8)
+	VPMINUD Y12, Y2, Y9
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 416(R8), Y2
+	VMOVDQU Y15, 576(R8)
+	VMOVDQU 928(R8), Y15
+	VMOVDQU Y14, 512(R8)
+	VPMINUD Y15, Y2, Y14
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y5, Y9, Y14
+	VPMAXUD Y5, Y9, Y5
+	VPMINUD Y1, Y2, Y9
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y10, Y12, Y2
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 96(R8), Y12
+	VMOVDQU Y3, 448(R8)
+	VMOVDQU 608(R8), Y3
+	VMOVDQU Y7, 384(R8)
+	VPMINUD Y3, Y12, Y7
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 352(R8), Y12
+	VMOVDQU Y0, 320(R8)
+	VMOVDQU 864(R8), Y0
+	VMOVDQU Y8, 256(R8)
+	VPMINUD Y0, Y12, Y8
+	VPMAXUD Y0, Y12, Y0
+	VPMINUD Y3, Y8, Y12
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 224(R8), Y8
+	VMOVDQU Y11, 192(R8)
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y4, 128(R8)
+	VPMINUD Y11, Y8, Y4
+	VPMAXUD Y11, Y8, Y11
+	VMOVDQU 480(R8), Y8
+	VMOVDQU Y6, 32(R8)
+	VMOVDQU 992(R8), Y6
+	VMOVDQU Y13, 64(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y11, Y13, Y8
+	VPMAXUD Y11, Y13, Y11
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y8, Y4
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y0, Y11, Y8
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y14, Y7, Y11
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y5, Y13, Y7
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y9, Y12, Y13
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y1, Y4, Y12
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y2, Y3, Y4
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y10, Y8, Y3
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y15, Y0, Y8
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 32(R8), Y0
+	VMOVDQU Y6, 992(R8)
+	VMOVDQU 64(R8), Y6
+	VMOVDQU Y15, 928(R8)
+	VPMINUD Y6, Y0, Y15
+	VPMAXUD Y6, Y0, Y6
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y15, 32(R8)
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 192(R8), Y11
+	VMOVDQU Y15, 96(R8)
+	VPMINUD Y11, Y14, Y15
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 256(R8), Y14
+	VMOVDQU Y15, 160(R8)
+	VPMINUD Y14, Y7, Y15
+	VPMAXUD Y14, Y7, Y14
+	VMOVDQU 320(R8), Y7
+	VMOVDQU Y15, 224(R8)
+	VPMINUD Y7, Y5, Y15
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 384(R8), Y5
+	VMOVDQU Y15, 288(R8)
+	VPMINUD Y5, Y13, Y15
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 448(R8), Y13
+	VMOVDQU Y15, 352(R8)
+	VPMINUD Y13, Y9, Y15
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 512(R8), Y9
+	VMOVDQU Y15, 416(R8)
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y12, Y1, Y15
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 640(R8), Y1
+	VMOVDQU Y15, 544(R8)
+	VPMINUD Y1, Y4, Y15
+	VPMAXUD Y1, Y4, Y1
+	VMOVDQU 704(R8), Y4
+	VMOVDQU Y15, 608(R8)
+	VPMINUD Y4, Y2, Y15
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 768(R8), Y2
+	VMOVDQU Y15, 672(R8)
+	VPMINUD Y2, Y3, Y15
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 832(R8), Y3
+	VMOVDQU Y15, 736(R8)
+	VPMINUD Y3, Y10, Y15
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 896(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y10, Y8, Y15
+	VPMAXUD Y10, Y8, Y10
+	VMOVDQU 928(R8), Y8
+	VMOVDQU Y15, 864(R8)
+	VMOVDQU 960(R8), Y15
+	VMOVDQU Y13, 448(R8)
+	VPMINUD Y15, Y8, Y13
+	VPMAXUD Y15, Y8, Y15
+	VMOVDQU 1024(R8), Y8
+	VMOVDQU Y13, 928(R8)
+	VMOVDQU 1056(R8), Y13
+	VMOVDQU Y15, 960(R8)
+	VPMINUD Y13, Y8, Y15
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1088(R8), Y8
+	VMOVDQU Y4, 704(R8)
+	VMOVDQU 1120(R8), Y4
+	VMOVDQU Y11, 192(R8)
+	VPMINUD Y4, Y8, Y11
+	VPMAXUD Y4, Y8, Y4
+	VPMINUD Y11, Y15, Y8
+	VPMAXUD Y11, Y15, Y11
+	VPMINUD Y4, Y13, Y15
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y11, Y15, Y13
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 1152(R8), Y15
+	VMOVDQU Y3, 832(R8)
+	VMOVDQU 1184(R8), Y3
+	VMOVDQU Y7, 320(R8)
+	VPMINUD Y3, Y15, Y7
+	VPMAXUD Y3, Y15, Y3
+	VMOVDQU 1216(R8), Y15
+	VMOVDQU Y12, 576(R8)
+	VMOVDQU 1248(R8), Y12
+	VMOVDQU Y6, 64(R8)
+	VPMINUD Y12, Y15, Y6
+	VPMAXUD Y12, Y15, Y12
+	VPMINUD Y6, Y7, Y15
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y12, Y3, Y7
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y6, Y7, Y3
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y15, Y8, Y7
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y6, Y11, Y8
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y15, Y8, Y11
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y3, Y13, Y8
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y13, Y4
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y11, Y8, Y13
+	VPMAXUD Y11, Y8, Y11
+	VPMINUD Y15, Y4, Y8
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y6, Y3, Y4
+	VPMAXUD Y6, Y3, Y6
+	VMOVDQU 1280(R8), Y3
+	VMOVDQU Y10, 896(R8)
+	VMOVDQU 1312(R8), Y10
+	VMOVDQU Y5, 384(R8)
+	VPMINUD Y10, Y3, Y5
+	VPMAXUD Y10, Y3, Y10
+	VMOVDQU 1344(R8), Y3
+	VMOVDQU Y1, 640(R8)
+	VMOVDQU 1376(R8), Y1
+	VMOVDQU Y0, 128(R8)
+	VPMINUD Y1, Y3, Y0
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y0, Y5, Y3
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y1, Y10, Y5
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y0, Y5, Y10
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 1408(R8), Y5
+	VMOVDQU Y2, 768(R8)
+	VMOVDQU 1440(R8), Y2
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y2, Y5, Y14
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 1472(R8), Y5
+	VMOVDQU Y9, 512(R8)
+	VMOVDQU 1504(R8), Y9
+	VMOVDQU Y12, 1248(R8)
+	VPMINUD Y9, Y5, Y12
+	VPMAXUD Y9, Y5, Y9
+	VPMINUD Y12, Y14, Y5
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y9, Y2, Y14
+	VPMAXUD Y9, Y2, Y9
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y5, Y3, Y14
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y0, Y3
+	VPMAXUD Y12, Y0, Y12
+	VPMINUD Y5, Y3, Y0
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y2, Y10, Y3
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y9, Y1, Y10
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y2, Y10, Y1
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y12, Y2, Y1
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y14, Y7, Y2
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y5, Y15, Y7
+	VPMAXUD Y5, Y15, Y5
+	VPMINUD Y14, Y7, Y15
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y0, Y11, Y7
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y12, Y6, Y11
+	VPMAXUD Y12, Y6, Y12
+	VPMINUD Y0, Y11, Y6
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y15, Y7, Y11
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y14, Y6, Y7
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y5, Y0, Y6
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y10, Y13, Y0
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y1, Y4, Y13
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y10, Y13, Y4
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y3, Y8, Y13
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 1248(R8), Y8
+	VMOVDQU Y2, 1024(R8)
+	VPMINUD Y9, Y8, Y2
+	VPMAXUD Y9, Y8, Y9
+	VPMINUD Y3, Y2, Y8
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y4, Y13, Y2
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y10, Y8, Y13
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y1, Y3, Y8
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y11, Y0, Y3
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y15, Y2, Y0
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y7, Y4, Y2
+	VPMAXUD Y7, Y4, Y7
+	VPMINUD Y14, Y13, Y4
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y6, Y10, Y13
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y5, Y8, Y10
+	VPMAXUD Y5, Y8, Y5
+	VPMINUD Y12, Y1, Y8
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 1536(R8), Y1
+	VMOVDQU Y9, 1504(R8)
+	VMOVDQU 1568(R8), Y9
+	VMOVDQU Y4, 1248(R8)
+	VPMINUD Y9, Y1, Y4
+	VPMAXUD Y9, Y1, Y9
+	VMOVDQU 1600(R8), Y1
+	VMOVDQU Y10, 1376(R8)
+	VMOVDQU 1632(R8), Y10
+	VMOVDQU Y0, 1120(R8)
+	VPMINUD Y10, Y1, Y0
+	VPMAXUD Y10, Y1, Y10
+	VPMINUD Y0, Y4, Y1
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y10, Y9, Y4
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y0, Y4, Y9
+	VPMAXUD Y0, Y4, Y0
+	VMOVDQU 1664(R8), Y4
+	VMOVDQU Y8, 1440(R8)
+	VMOVDQU 1696(R8), Y8
+	VMOVDQU Y2, 1184(R8)
+	VPMINUD Y8, Y4, Y2
+	VPMAXUD Y8, Y4, Y8
+	VMOVDQU 1728(R8), Y4
+	VMOVDQU Y13, 1312(R8)
+	VMOVDQU 1760(R8), Y13
+	VMOVDQU Y3, 1056(R8)
+	VPMINUD Y13, Y4, Y3
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y3, Y2, Y4
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y13, Y8, Y2
+	VPMAXUD Y13, Y8, Y13
+	VPMINUD Y3, Y2, Y8
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y4, Y1, Y2
+	VPMAXUD Y4, Y1, Y4
+	VPMINUD Y3, Y0, Y1
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y1, Y0
+	VPMAXUD Y4, Y1, Y4
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y13, Y10, Y9
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y8, Y9, Y10
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y0, Y1, Y9
+	VPMAXUD Y0, Y1, Y0
+	VPMINUD Y4, Y10, Y1
+	VPMAXUD Y4, Y10, Y4
+	VPMINUD Y3, Y8, Y10
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 1024(R8), Y8
+	VMOVDQU Y13, 1760(R8)
+	VPMINUD Y2, Y8, Y13
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y2, Y14, Y8
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y4, Y15, Y14
+	VPMAXUD Y4, Y15, Y4
+	VPMINUD Y4, Y5, Y15
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y8, Y14, Y5
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y2, Y15, Y14
+	VPMAXUD Y2, Y15, Y2
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y0, Y6, Y11
+	VPMAXUD Y0, Y6, Y0
+	VPMINUD Y3, Y7, Y6
+	VPMAXUD Y3, Y7, Y3
+	VPMINUD Y3, Y12, Y7
+	VPMAXUD Y3, Y12, Y3
+	VPMINUD Y11, Y6, Y12
+	VPMAXUD Y11, Y6, Y11
+	VPMINUD Y0, Y7, Y6
+	VPMAXUD Y0, Y7, Y0
+	VPMINUD Y5, Y15, Y7
+	VPMAXUD Y5, Y15, Y5
+	VPMINUD Y8, Y12, Y15
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y14, Y11, Y12
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y2, Y6, Y11
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y4, Y0, Y6
+	VPMAXUD Y4, Y0, Y4
+	VMOVDQU 1056(R8), Y0
+	VMOVDQU Y13, 1024(R8)
+	VPMINUD Y9, Y0, Y13
+	VPMAXUD Y9, Y0, Y9
+	VMOVDQU 1312(R8), Y0
+	VMOVDQU Y3, 1728(R8)
+	VPMINUD Y9, Y0, Y3
+	VPMAXUD Y9, Y0, Y9
+	VMOVDQU 1184(R8), Y0
+	VMOVDQU Y4, 1664(R8)
+	VPMINUD Y10, Y0, Y4
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 1440(R8), Y0
+	VMOVDQU Y6, 1600(R8)
+	VPMINUD Y10, Y0, Y6
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y3, Y4, Y0
+	VPMAXUD Y3, Y4, Y3
+	VPMINUD Y9, Y6, Y4
+	VPMAXUD Y9, Y6, Y9
+	VMOVDQU 1120(R8), Y6
+	VMOVDQU Y2, 1536(R8)
+	VPMINUD Y1, Y6, Y2
+	VPMAXUD Y1, Y6, Y1
+	VMOVDQU 1376(R8), Y6
+	VMOVDQU Y11, 1472(R8)
+	VPMINUD Y1, Y6, Y11
+	VPMAXUD Y1, Y6, Y1
+	VMOVDQU 1248(R8), Y6
+	VMOVDQU Y14, 1408(R8)
+	VMOVDQU 1760(R8), Y14
+	VMOVDQU Y12, 1344(R8)
+	VPMINUD Y14, Y6, Y12
+	VPMAXUD Y14, Y6, Y14
+	VMOVDQU 1504(R8), Y6
+	VMOVDQU Y8, 1280(R8)
+	VPMINUD Y14, Y6, Y8
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y11, Y12, Y6
+	VPMAXUD Y11, Y12, Y11
+	VPMINUD Y1, Y8, Y12
+	VPMAXUD Y1, Y8, Y1
+	VPMINUD Y0, Y2, Y8
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y3, Y6, Y2
+	VPMAXUD Y3, Y6, Y3
+	VPMINUD Y4, Y11, Y6
+	VPMAXUD Y4, Y11, Y4
+	VPMINUD Y9, Y12, Y11
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y10, Y1, Y12
+	VPMAXUD Y10, Y1, Y10
+	VPMINUD Y7, Y13, Y1
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y5, Y8, Y13
+	VPMAXUD Y5, Y8, Y5
+	VPMINUD Y15, Y0, Y8
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 1280(R8), Y0
+	VMOVDQU Y14, 1760(R8)
+	VPMINUD Y0, Y2, Y14
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 1344(R8), Y2
+	VMOVDQU Y14, 1248(R8)
+	VPMINUD Y2, Y3, Y14
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 1408(R8), Y3
+	VMOVDQU Y13, 1120(R8)
+	VPMINUD Y3, Y6, Y13
+	VPMAXUD Y3, Y6, Y3
+	VMOVDQU 1472(R8), Y6
+	VMOVDQU Y13, 1376(R8)
+	VPMINUD Y6, Y4, Y13
+	VPMAXUD Y6, Y4, Y6
+	VMOVDQU 1536(R8), Y4
+	VMOVDQU Y13, 1440(R8)
+	VPMINUD Y4, Y11, Y13
+	VPMAXUD Y4, Y11, Y4
+	VMOVDQU 1600(R8), Y11
+	VMOVDQU Y13, 1504(R8)
+	VPMINUD Y11, Y9, Y13
+	VPMAXUD Y11, Y9, Y11
+	VMOVDQU 1664(R8), Y9
+	VMOVDQU Y8, 1184(R8)
+	VPMINUD Y9, Y12, Y8
+	VPMAXUD Y9, Y12, Y9
+	VMOVDQU 1728(R8), Y12
+	VMOVDQU Y8, 1632(R8)
+	VPMINUD Y12, Y10, Y8
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 0(R8), Y10
+	VMOVDQU Y8, 1696(R8)
+	VMOVDQU 1024(R8), Y8
+	VMOVDQU Y14, 1312(R8)
+	VPMINUD Y8, Y10, Y14
+	VPMAXUD Y8, Y10, Y8
+	VMOVDQU 512(R8), Y10
+	VMOVDQU Y14, 0(R8)
+	VPMINUD Y4, Y10, Y14
+	VPMAXUD Y4, Y10, Y4
+	VPMINUD Y8, Y14, Y10
+	VPMAXUD Y8, Y14, Y8
+	VMOVDQU 256(R8), Y14
+	VMOVDQU Y13, 1568(R8)
+	VPMINUD Y0, Y14, Y13
+	VPMAXUD Y0, Y14, Y0
+	VMOVDQU 768(R8), Y14
+	VMOVDQU Y1, 1056(R8)
+	VPMINUD Y0, Y14, Y1
+	VPMAXUD Y0, Y14, Y0
+	VPMINUD Y10, Y13, Y14
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y8, Y1, Y13
+	VPMAXUD Y8, Y1, Y8
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y6, 1472(R8)
+	VPMINUD Y5, Y0, Y6
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 640(R8), Y0
+	VMOVDQU Y12, 1728(R8)
+	VPMINUD Y9, Y0, Y12
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y5, Y12, Y0
+	VPMAXUD Y5, Y12, Y5
+	VMOVDQU 384(R8), Y12
+	VMOVDQU Y15, 1216(R8)
+	VPMINUD Y3, Y12, Y15
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 896(R8), Y12
+	VMOVDQU Y2, 1344(R8)
+	VPMINUD Y3, Y12, Y2
+	VPMAXUD Y3, Y12, Y3
+	VPMINUD Y0, Y15, Y12
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y5, Y2, Y15
+	VPMAXUD Y5, Y2, Y5
+	VPMINUD Y9, Y3, Y2
+	VPMAXUD Y9, Y3, Y9
+	VPMINUD Y14, Y6, Y3
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y12, Y6
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y13, Y0, Y12
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y8, Y15, Y0
+	VPMAXUD Y8, Y15, Y8
+	VPMINUD Y1, Y5, Y15
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y4, Y2, Y5
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 64(R8), Y2
+	VMOVDQU Y9, 1664(R8)
+	VPMINUD Y7, Y2, Y9
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 576(R8), Y2
+	VMOVDQU Y4, 1536(R8)
+	VPMINUD Y11, Y2, Y4
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y7, Y4, Y2
+	VPMAXUD Y7, Y4, Y7
+	VMOVDQU 320(R8), Y4
+	VMOVDQU Y5, 1408(R8)
+	VMOVDQU 1344(R8), Y5
+	VMOVDQU Y1, 1280(R8)
+	VPMINUD Y5, Y4, Y1
+	VPMAXUD Y5, Y4, Y5
+	VMOVDQU 832(R8), Y4
+	VMOVDQU Y15, 1152(R8)
+	VPMINUD Y5, Y4, Y15
+	VPMAXUD Y5, Y4, Y5
+	VPMINUD Y2, Y1, Y4
+	VPMAXUD Y2, Y1, Y2
+	VPMINUD Y7, Y15, Y1
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y11, Y5, Y15
+	VPMAXUD Y11, Y5, Y11
+	VMOVDQU 192(R8), Y5
+	VMOVDQU Y8, 1024(R8)
+	VMOVDQU 1216(R8), Y8
+	VMOVDQU Y0, 896(R8)
+	VPMINUD Y8, Y5, Y0
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 704(R8), Y5
+	VMOVDQU Y13, 768(R8)
+	VMOVDQU 1728(R8), Y13
+	VMOVDQU Y12, 640(R8)
+	VPMINUD Y13, Y5, Y12
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y8, Y12, Y5
+	VPMAXUD Y8, Y12, Y8
+	VMOVDQU 448(R8), Y12
+	VMOVDQU Y10, 512(R8)
+	VMOVDQU 1472(R8), Y10
+	VMOVDQU Y6, 384(R8)
+	VPMINUD Y10, Y12, Y6
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 960(R8), Y12
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y10, Y12, Y14
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y5, Y6, Y12
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y8, Y14, Y6
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y4, Y0, Y10
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y12, Y0
+	VPMAXUD Y2, Y12, Y2
+	VPMINUD Y1, Y5, Y12
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y7, Y6, Y5
+	VPMAXUD Y7, Y6, Y7
+	VPMINUD Y15, Y8, Y6
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y11, Y14, Y8
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y3, Y9, Y14
+	VPMAXUD Y3, Y9, Y3
+	VMOVDQU 256(R8), Y9
+	VMOVDQU Y13, 1728(R8)
+	VPMINUD Y9, Y10, Y13
+	VPMAXUD Y9, Y10, Y9
+	VMOVDQU 384(R8), Y10
+	VMOVDQU Y9, 256(R8)
+	VPMINUD Y10, Y4, Y9
+	VPMAXUD Y10, Y4, Y10
+	VMOVDQU 512(R8), Y4
+	VMOVDQU Y10, 384(R8)
+	VPMINUD Y4, Y0, Y10
+	VPMAXUD Y4, Y0, Y4
+	VMOVDQU 640(R8), Y0
+	VMOVDQU Y4, 512(R8)
+	VPMINUD Y0, Y2, Y4
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 768(R8), Y2
+	VMOVDQU Y0, 640(R8)
+	VPMINUD Y2, Y12, Y0
+	VPMAXUD Y2, Y12, Y2
+	VMOVDQU 896(R8), Y12
+	VMOVDQU Y2, 768(R8)
+	VPMINUD Y12, Y1, Y2
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 1024(R8), Y1
+	VMOVDQU Y12, 896(R8)
+	VPMINUD Y1, Y5, Y12
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 1152(R8), Y5
+	VMOVDQU Y1, 1024(R8)
+	VPMINUD Y5, Y7, Y1
+	VPMAXUD Y5, Y7, Y5
+	VMOVDQU 1280(R8), Y7
+	VMOVDQU Y5, 1152(R8)
+	VPMINUD Y7, Y6, Y5
+	VPMAXUD Y7, Y6, Y7
+	VMOVDQU 1408(R8), Y6
+	VMOVDQU Y7, 1280(R8)
+	VPMINUD Y6, Y15, Y7
+	VPMAXUD Y6, Y15, Y6
+	VMOVDQU 1536(R8), Y15
+	VMOVDQU Y6, 1408(R8)
+	VPMINUD Y15, Y8, Y6
+	VPMAXUD Y15, Y8, Y15
+	VMOVDQU 1664(R8), Y8
+	VMOVDQU Y15, 1536(R8)
+	VPMINUD Y8, Y11, Y15
+	VPMAXUD Y8, Y11, Y8
+	VMOVDQU 32(R8), Y11
+	VMOVDQU Y8, 1664(R8)
+	VMOVDQU 1056(R8), Y8
+	VMOVDQU Y15, 1600(R8)
+	VPMINUD Y8, Y11, Y15
+	VPMAXUD Y8, Y11, Y8
+	VMOVDQU 544(R8), Y11
+	VMOVDQU Y6, 1472(R8)
+	VMOVDQU 1568(R8), Y6
+	VMOVDQU Y7, 1344(R8)
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y8, Y7, Y11
+	VPMAXUD Y8, Y7, Y8
+	VMOVDQU 288(R8), Y7
+	VMOVDQU Y5, 1216(R8)
+	VMOVDQU 1312(R8), Y5
+	VMOVDQU Y1, 1088(R8)
+	VPMINUD Y5, Y7, Y1
+	VPMAXUD Y5, Y7, Y5
+	VMOVDQU 800(R8), Y7
+	VMOVDQU Y12, 960(R8)
+	VPMINUD Y5, Y7, Y12
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y11, Y1, Y7
+	VPMAXUD Y11, Y1, Y11
+	VPMINUD Y8, Y12, Y1
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y6, Y5, Y12
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 160(R8), Y5
+	VMOVDQU Y2, 832(R8)
+	VMOVDQU 1184(R8), Y2
+	VMOVDQU Y0, 704(R8)
+	VPMINUD Y2, Y5, Y0
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y4, 576(R8)
+	VMOVDQU 1696(R8), Y4
+	VMOVDQU Y10, 448(R8)
+	VPMINUD Y4, Y5, Y10
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y2, Y10, Y5
+	VPMAXUD Y2, Y10, Y2
+	VMOVDQU 416(R8), Y10
+	VMOVDQU Y9, 320(R8)
+	VMOVDQU 1440(R8), Y9
+	VMOVDQU Y13, 192(R8)
+	VPMINUD Y9, Y10, Y13
+	VPMAXUD Y9, Y10, Y9
+	VMOVDQU 928(R8), Y10
+	VMOVDQU Y3, 128(R8)
+	VPMINUD Y9, Y10, Y3
+	VPMAXUD Y9, Y10, Y9
+	VPMINUD Y5, Y13, Y10
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y2, Y3, Y13
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y4, Y9, Y3
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y7, Y0, Y9
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y11, Y10, Y0
+	VPMAXUD Y11, Y10, Y11
+	VPMINUD Y1, Y5, Y10
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y8, Y13, Y5
+	VPMAXUD Y8, Y13, Y8
+	VPMINUD Y12, Y2, Y13
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y6, Y3, Y2
+	VPMAXUD Y6, Y3, Y6
+	VMOVDQU 96(R8), Y3
+	VMOVDQU Y14, 64(R8)
+	VMOVDQU 1120(R8), Y14
+	VMOVDQU Y15, 32(R8)
+	VPMINUD Y14, Y3, Y15
+	VPMAXUD Y14, Y3, Y14
+	VMOVDQU 608(R8), Y3
+	VMOVDQU Y4, 1696(R8)
+	VMOVDQU 1632(R8), Y4
+	VMOVDQU Y6, 1568(R8)
+	VPMINUD Y4, Y3, Y6
+	VPMAXUD Y4, Y3, Y4
+	VPMINUD Y14, Y6, Y3
+	VPMAXUD Y14, Y6, Y14
+	VMOVDQU 352(R8), Y6
+	VMOVDQU Y2, 1440(R8)
+	VMOVDQU 1376(R8), Y2
+	VMOVDQU Y12, 1312(R8)
+	VPMINUD Y2, Y6, Y12
+	VPMAXUD Y2, Y6, Y2
+	VMOVDQU 864(R8), Y6
+	VMOVDQU Y13, 1184(R8)
+	VPMINUD Y2, Y6, Y13
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y3, Y12, Y6
+	VPMAXUD Y3, Y12, Y3
+	VPMINUD Y14, Y13, Y12
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y4, Y2, Y13
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 224(R8), Y2
+	VMOVDQU Y8, 1056(R8)
+	VMOVDQU 1248(R8), Y8
+	VMOVDQU Y5, 928(R8)
+	VPMINUD Y8, Y2, Y5
+	VPMAXUD Y8, Y2, Y8
+	VMOVDQU 736(R8), Y2
+	VMOVDQU Y1, 800(R8)
+	VMOVDQU 1760(R8), Y1
+	VMOVDQU Y10, 672(R8)
+	VPMINUD Y1, Y2, Y10
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y8, Y10, Y2
+	VPMAXUD Y8, Y10, Y8
+	VMOVDQU 480(R8), Y10
+	VMOVDQU Y11, 544(R8)
+	VMOVDQU 1504(R8), Y11
+	VMOVDQU Y0, 416(R8)
+	VPMINUD Y11, Y10, Y0
+	VPMAXUD Y11, Y10, Y11
+	VMOVDQU 992(R8), Y10
+	VMOVDQU Y7, 288(R8)
+	VPMINUD Y11, Y10, Y7
+	VPMAXUD Y11, Y10, Y11
+	VPMINUD Y2, Y0, Y10
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y7, Y0
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y1, Y11, Y7
+	VPMAXUD Y1, Y11, Y1
+	VPMINUD Y6, Y5, Y11
+	VPMAXUD Y6, Y5, Y6
+	VPMINUD Y3, Y10, Y5
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y12, Y2, Y10
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y14, Y0, Y2
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y13, Y8, Y0
+	VPMAXUD Y13, Y8, Y13
+	VPMINUD Y4, Y7, Y8
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y9, Y15, Y7
+	VPMAXUD Y9, Y15, Y9
+	VMOVDQU 288(R8), Y15
+	VMOVDQU Y1, 1760(R8)
+	VPMINUD Y15, Y11, Y1
+	VPMAXUD Y15, Y11, Y15
+	VMOVDQU 416(R8), Y11
+	VMOVDQU Y15, 288(R8)
+	VPMINUD Y11, Y6, Y15
+	VPMAXUD Y11, Y6, Y11
+	VMOVDQU 544(R8), Y6
+	VMOVDQU Y11, 416(R8)
+	VPMINUD Y6, Y5, Y11
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y6, 544(R8)
+	VPMINUD Y5, Y3, Y6
+	VPMAXUD Y5, Y3, Y5
+	VMOVDQU 800(R8), Y3
+	VMOVDQU Y5, 672(R8)
+	VPMINUD Y3, Y10, Y5
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 928(R8), Y10
+	VMOVDQU Y3, 800(R8)
+	VPMINUD Y10, Y12, Y3
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 1056(R8), Y12
+	VMOVDQU Y10, 928(R8)
+	VPMINUD Y12, Y2, Y10
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 1184(R8), Y2
+	VMOVDQU Y12, 1056(R8)
+	VPMINUD Y2, Y14, Y12
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 1312(R8), Y14
+	VMOVDQU Y2, 1184(R8)
+	VPMINUD Y14, Y0, Y2
+	VPMAXUD Y14, Y0, Y14
+	VMOVDQU 1440(R8), Y0
+	VMOVDQU Y14, 1312(R8)
+	VPMINUD Y0, Y13, Y14
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 1568(R8), Y13
+	VMOVDQU Y0, 1440(R8)
+	VPMINUD Y13, Y8, Y0
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1696(R8), Y8
+	VMOVDQU Y13, 1568(R8)
+	VPMINUD Y8, Y4, Y13
+	VPMAXUD Y8, Y4, Y8
+	VMOVDQU 32(R8), Y4
+	VMOVDQU Y8, 1696(R8)
+	VMOVDQU 64(R8), Y8
+	VMOVDQU Y13, 1632(R8)
+	VPMINUD Y8, Y4, Y13
+	VPMAXUD Y8, Y4, Y8
+	VMOVDQU 128(R8), Y4
+	VMOVDQU Y8, 64(R8)
+	VPMINUD Y4, Y7, Y8
+	VPMAXUD Y4, Y7, Y4
+	VMOVDQU 192(R8), Y7
+	VMOVDQU Y4, 128(R8)
+	VPMINUD Y7, Y9, Y4
+	VPMAXUD Y7, Y9, Y7
+	VMOVDQU 256(R8), Y9
+	VMOVDQU Y4, 160(R8)
+	VPMINUD Y9, Y1, Y4
+	VPMAXUD Y9, Y1, Y9
+	VMOVDQU 288(R8), Y1
+	VMOVDQU Y4, 224(R8)
+	VMOVDQU 320(R8), Y4
+	VMOVDQU Y7, 192(R8)
+	VPMINUD Y4, Y1, Y7
+	VPMAXUD Y4, Y1, Y4
+	VMOVDQU 384(R8), Y1
+	VMOVDQU Y4, 320(R8)
+	VPMINUD Y1, Y15, Y4
+	VPMAXUD Y1, Y15, Y1
+	VMOVDQU 416(R8), Y15
+	VMOVDQU Y1, 384(R8)
+	VMOVDQU 448(R8), Y1
+	VMOVDQU Y4, 352(R8)
+	VPMINUD Y1, Y15, Y4
+	VPMAXUD Y1, Y15, Y1
+	VMOVDQU 512(R8), Y15
+	VMOVDQU Y1, 448(R8)
+	VPMINUD Y15, Y11, Y1
+	VPMAXUD Y15, Y11, Y15
+	VMOVDQU 544(R8), Y11
+	VMOVDQU Y1, 480(R8)
+	VMOVDQU 576(R8), Y1
+	VMOVDQU Y4, 416(R8)
+	VPMINUD Y1, Y11, Y4
+	VPMAXUD Y1, Y11, Y1
+	VMOVDQU 640(R8), Y11
+	VMOVDQU Y1, 576(R8)
+	VPMINUD Y11, Y6, Y1
+	VPMAXUD Y11, Y6, Y11
+	VMOVDQU 672(R8), Y6
+	VMOVDQU Y1, 608(R8)
+	VMOVDQU 704(R8), Y1
+	VMOVDQU Y4, 544(R8)
+	VPMINUD Y1, Y6, Y4
+	VPMAXUD Y1, Y6, Y1
+	VMOVDQU 768(R8), Y6
+	VMOVDQU Y1, 704(R8)
+	VPMINUD Y6, Y5, Y1
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 800(R8), Y5
+	VMOVDQU Y1, 736(R8)
+	VMOVDQU 832(R8), Y1
+	VMOVDQU Y4, 672(R8)
+	VPMINUD Y1, Y5, Y4
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 896(R8), Y5
+	VMOVDQU Y1, 832(R8)
+	VPMINUD Y5, Y3, Y1
+	VPMAXUD Y5, Y3, Y5
+	VMOVDQU 928(R8), Y3
+	VMOVDQU Y1, 864(R8)
+	VMOVDQU 960(R8), Y1
+	VMOVDQU Y4, 800(R8)
+	VPMINUD Y1, Y3, Y4
+	VPMAXUD Y1, Y3, Y1
+	VMOVDQU 1024(R8), Y3
+	VMOVDQU Y1, 960(R8)
+	VPMINUD Y3, Y10, Y1
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 1056(R8), Y10
+	VMOVDQU Y1, 992(R8)
+	VMOVDQU 1088(R8), Y1
+	VMOVDQU Y3, 1024(R8)
+	VPMINUD Y1, Y10, Y3
+	VPMAXUD Y1, Y10, Y1
+	VMOVDQU 1152(R8), Y10
+	VMOVDQU Y1, 1088(R8)
+	VPMINUD Y10, Y12, Y1
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 1184(R8), Y12
+	VMOVDQU Y1, 1120(R8)
+	VMOVDQU 1216(R8), Y1
+	VMOVDQU Y3, 1056(R8)
+	VPMINUD Y1, Y12, Y3
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU 1280(R8), Y12
+	VMOVDQU Y1, 1216(R8)
+	VPMINUD Y12, Y2, Y1
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 1312(R8), Y2
+	VMOVDQU Y1, 1248(R8)
+	VMOVDQU 1344(R8), Y1
+	VMOVDQU Y3, 1184(R8)
+	VPMINUD Y1, Y2, Y3
+	VPMAXUD Y1, Y2, Y1
+	VMOVDQU 1408(R8), Y2
+	VMOVDQU Y1, 1344(R8)
+	VPMINUD Y2, Y14, Y1
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 1440(R8), Y14
+	VMOVDQU Y1, 1376(R8)
+	VMOVDQU 1472(R8), Y1
+	VMOVDQU Y2, 1408(R8)
+	VPMINUD Y1, Y14, Y2
+	VPMAXUD Y1, Y14, Y1
+	VMOVDQU 1536(R8), Y14
+	VMOVDQU Y1, 1472(R8)
+	VPMINUD Y14, Y0, Y1
+	VPMAXUD Y14, Y0, Y14
+	VMOVDQU 1568(R8), Y0
+	VMOVDQU Y1, 1504(R8)
+	VMOVDQU 1600(R8), Y1
+	VMOVDQU Y2, 1440(R8)
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 1632(R8), Y0
+	VMOVDQU Y1, 1600(R8)
+	VMOVDQU 1664(R8), Y1
+	VMOVDQU Y2, 1568(R8)
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 1696(R8), Y0
+	VMOVDQU Y1, 1664(R8)
+	VMOVDQU 1728(R8), Y1
+	VMOVDQU Y2, 1632(R8)
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU Y1, 1728(R8)
+	VMOVDQU Y2, 1696(R8)
+	VMOVDQU Y3, 1312(R8)
+	VMOVDQU Y4, 928(R8)
+	VMOVDQU Y5, 896(R8)
+	VMOVDQU Y6, 768(R8)
+	VMOVDQU Y7, 288(R8)
+	VMOVDQU Y8, 96(R8)
+	VMOVDQU Y9, 256(R8)
+	VMOVDQU Y10, 1152(R8)
+	VMOVDQU Y11, 640(R8)
+	VMOVDQU Y12, 1280(R8)
+	VMOVDQU Y13, 32(R8)
+	VMOVDQU Y14, 1536(R8)
+	VMOVDQU Y15, 512(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x56scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^6 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x56store       // every lane done before this key: its check was the last
+	VPAND        (SP), Y0, Y0 // the index
+	VMOVDQA      Y3, Y5
+	VGATHERDPS   Y5, (R11)(Y0*4), Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x56scan
+
+a8x56store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x56group
+
+a8x56done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x64(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 543 comparators, 292 key loads and 292 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $128-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords).
+	MOVL         $0x3f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x64done
+
+a8x64group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ    dmLanesAVX2<>(SB), R14
+	VMOVDQU (R14)(DX*4), Y15
+	VMOVDQU Y15, 96(SP)
+
+	// Keys 0 … nk−1: the ordered bits with the lowest 6 replaced by the index.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	VPCMPEQD     Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	LEAQ         (SI)(R13*4), R14
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x64key:
+	MOVLQSX    (R10)(DX*4), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y1
+	VPOR       Y14, Y1, Y1
+	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, (R15)
+	VPSUBD     Y11, Y12, Y12
+	ADDQ       $32, R15
+	INCQ       DX
+	CMPQ       DX, CX
+	JLT        a8x64key
+
+	// Padding keys nk … N−1: all ones.
+	CMPQ DX, $64
+	JGE  a8x64sort
+
+a8x64pad:
+	VMOVDQU Y11, (R15)
+	ADDQ    $32, R15
+	INCQ    DX
+	CMPQ    DX, $64
+	JLT     a8x64pad
+
+a8x64sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y7, 224(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y7, Y14, Y10
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y7, Y14, Y13
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y7, Y12, Y5
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y7, Y13, Y11
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y14, Y6, Y13
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y2, Y6
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y14, Y6, Y2
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y12, Y4, Y6
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y2, Y6, Y4
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y14, Y8, Y6
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 224(R8), Y0
+	VMOVDQU Y13, 0(R8)
+	VPMINUD Y15, Y0, Y13
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y1, Y13
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y0, Y1
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y11, Y5, Y0
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y2, Y13, Y12
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y7, Y11, Y0
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 512(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VMOVDQU 544(R8), Y15
+	VMOVDQU Y3, 224(R8)
+	VPMINUD Y15, Y11, Y3
+	VPMAXUD Y15, Y11, Y15
+	VMOVDQU 576(R8), Y11
+	VMOVDQU Y9, 352(R8)
+	VMOVDQU 608(R8), Y9
+	VMOVDQU Y12, 96(R8)
+	VPMINUD Y9, Y11, Y12
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y9, Y15, Y3
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y12, Y3, Y15
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 640(R8), Y3
+	VMOVDQU Y0, 416(R8)
+	VMOVDQU 672(R8), Y0
+	VMOVDQU Y13, 160(R8)
+	VPMINUD Y0, Y3, Y13
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 704(R8), Y3
+	VMOVDQU Y1, 288(R8)
+	VMOVDQU 736(R8), Y1
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y1, Y3, Y5
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y5, Y13, Y3
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y3, Y11, Y13
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y5, Y12, Y11
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y3, Y11, Y12
+	VPMAXUD Y3, Y11, Y3
+	VPMINUD Y0, Y15, Y11
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y1, Y9, Y15
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y0, Y15, Y9
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y12, Y11, Y15
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y3, Y9, Y11
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y5, Y0, Y9
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 768(R8), Y0
+	VMOVDQU Y7, 448(R8)
+	VMOVDQU 800(R8), Y7
+	VMOVDQU Y6, 192(R8)
+	VPMINUD Y7, Y0, Y6
+	VPMAXUD Y7, Y0, Y7
+	VMOVDQU 832(R8), Y0
+	VMOVDQU Y8, 320(R8)
+	VMOVDQU 864(R8), Y8
+	VMOVDQU Y4, 64(R8)
+	VPMINUD Y8, Y0, Y4
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y4, Y6, Y0
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y8, Y7, Y6
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y4, Y6, Y7
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y10, 384(R8)
+	VMOVDQU 928(R8), Y10
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y10, Y6, Y2
+	VPMAXUD Y10, Y6, Y10
+	VMOVDQU 960(R8), Y6
+	VMOVDQU Y14, 256(R8)
+	VMOVDQU 992(R8), Y14
+	VMOVDQU Y1, 736(R8)
+	VPMINUD Y14, Y6, Y1
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y1, Y2, Y6
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y14, Y10, Y2
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y1, Y2, Y10
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y6, Y0, Y2
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y6, Y0, Y4
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y10, Y7, Y0
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y14, Y8, Y7
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y10, Y7, Y8
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y4, Y0, Y7
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y6, Y8, Y0
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y1, Y10, Y8
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y2, Y13, Y10
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y6, Y3, Y13
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y2, Y13, Y3
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y4, Y12, Y13
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y1, Y5, Y12
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y4, Y12, Y5
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y3, Y13, Y12
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y2, Y5, Y13
+	VPMAXUD Y2, Y5, Y2
+	VPMINUD Y6, Y4, Y5
+	VPMAXUD Y6, Y4, Y6
+	VPMINUD Y7, Y15, Y4
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y8, Y9, Y15
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y15, Y9
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y10, 512(R8)
+	VPMINUD Y14, Y11, Y10
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y0, Y10, Y11
+	VPMAXUD Y0, Y10, Y0
+	VPMINUD Y9, Y15, Y10
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y7, Y11, Y15
+	VPMAXUD Y7, Y11, Y7
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y12, Y4, Y0
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y10, Y4
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y13, Y9, Y10
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y2, Y15, Y9
+	VPMAXUD Y2, Y15, Y2
+	VPMINUD Y5, Y7, Y15
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y1, Y8, Y11
+	VPMAXUD Y1, Y8, Y1
+	VMOVDQU 0(R8), Y8
+	VMOVDQU Y14, 992(R8)
+	VMOVDQU 512(R8), Y14
+	VMOVDQU Y9, 736(R8)
+	VPMINUD Y14, Y8, Y9
+	VPMAXUD Y14, Y8, Y14
+	VMOVDQU 256(R8), Y8
+	VMOVDQU Y9, 0(R8)
+	VPMINUD Y2, Y8, Y9
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y14, Y9, Y8
+	VPMAXUD Y14, Y9, Y14
+	VMOVDQU 128(R8), Y9
+	VMOVDQU Y7, 864(R8)
+	VPMINUD Y3, Y9, Y7
+	VPMAXUD Y3, Y9, Y3
+	VMOVDQU 384(R8), Y9
+	VMOVDQU Y4, 608(R8)
+	VPMINUD Y6, Y9, Y4
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y3, Y4, Y9
+	VPMAXUD Y3, Y4, Y3
+	VPMINUD Y8, Y7, Y4
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y14, Y9, Y7
+	VPMAXUD Y14, Y9, Y14
+	VPMINUD Y2, Y3, Y9
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 64(R8), Y3
+	VMOVDQU Y11, 928(R8)
+	VPMINUD Y12, Y3, Y11
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 320(R8), Y3
+	VMOVDQU Y10, 672(R8)
+	VPMINUD Y5, Y3, Y10
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y10, Y3
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 192(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y13, Y10, Y15
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y1, Y10, Y0
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y13, Y0, Y10
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y3, Y15, Y0
+	VPMAXUD Y3, Y15, Y3
+	VPMINUD Y12, Y10, Y15
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y5, Y13, Y10
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y4, Y11, Y13
+	VPMAXUD Y4, Y11, Y4
+	VPMINUD Y8, Y0, Y11
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y7, Y3, Y0
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y14, Y15, Y3
+	VPMAXUD Y14, Y15, Y14
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y10, Y12
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y6, Y5, Y10
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 32(R8), Y5
+	VMOVDQU Y1, 960(R8)
+	VMOVDQU 544(R8), Y1
+	VMOVDQU Y6, 896(R8)
+	VPMINUD Y1, Y5, Y6
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 288(R8), Y5
+	VMOVDQU Y10, 832(R8)
+	VMOVDQU 800(R8), Y10
+	VMOVDQU Y2, 768(R8)
+	VPMINUD Y10, Y5, Y2
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y1, Y2, Y5
+	VPMAXUD Y1, Y2, Y1
+	VMOVDQU 160(R8), Y2
+	VMOVDQU Y12, 704(R8)
+	VMOVDQU 672(R8), Y12
+	VMOVDQU Y9, 640(R8)
+	VPMINUD Y12, Y2, Y9
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 416(R8), Y2
+	VMOVDQU Y15, 576(R8)
+	VMOVDQU 928(R8), Y15
+	VMOVDQU Y14, 512(R8)
+	VPMINUD Y15, Y2, Y14
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y5, Y9, Y14
+	VPMAXUD Y5, Y9, Y5
+	VPMINUD Y1, Y2, Y9
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y10, Y12, Y2
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 96(R8), Y12
+	VMOVDQU Y3, 448(R8)
+	VMOVDQU 608(R8), Y3
+	VMOVDQU Y7, 384(R8)
+	VPMINUD Y3, Y12, Y7
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 352(R8), Y12
+	VMOVDQU Y0, 320(R8)
+	VMOVDQU 864(R8), Y0
+	VMOVDQU Y8, 256(R8)
+	VPMINUD Y0, Y12, Y8
+	VPMAXUD Y0, Y12, Y0
+	VPMINUD Y3, Y8, Y12
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 224(R8), Y8
+	VMOVDQU Y11, 192(R8)
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y4, 128(R8)
+	VPMINUD Y11, Y8, Y4
+	VPMAXUD Y11, Y8, Y11
+	VMOVDQU 480(R8), Y8
+	VMOVDQU Y6, 32(R8)
+	VMOVDQU 992(R8), Y6
+	VMOVDQU Y13, 64(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y11, Y13, Y8
+	VPMAXUD Y11, Y13, Y11
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y8, Y4
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y0, Y11, Y8
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y14, Y7, Y11
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y5, Y13, Y7
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y9, Y12, Y13
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y1, Y4, Y12
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y2, Y3, Y4
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y10, Y8, Y3
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y15, Y0, Y8
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 32(R8), Y0
+	VMOVDQU Y6, 992(R8)
+	VMOVDQU 64(R8), Y6
+	VMOVDQU Y15, 928(R8)
+	VPMINUD Y6, Y0, Y15
+	VPMAXUD Y6, Y0, Y6
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y15, 32(R8)
+	VPMINUD Y0, Y11, Y15
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 192(R8), Y11
+	VMOVDQU Y15, 96(R8)
+	VPMINUD Y11, Y14, Y15
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 256(R8), Y14
+	VMOVDQU Y15, 160(R8)
+	VPMINUD Y14, Y7, Y15
+	VPMAXUD Y14, Y7, Y14
+	VMOVDQU 320(R8), Y7
+	VMOVDQU Y15, 224(R8)
+	VPMINUD Y7, Y5, Y15
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 384(R8), Y5
+	VMOVDQU Y15, 288(R8)
+	VPMINUD Y5, Y13, Y15
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 448(R8), Y13
+	VMOVDQU Y15, 352(R8)
+	VPMINUD Y13, Y9, Y15
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 512(R8), Y9
+	VMOVDQU Y15, 416(R8)
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y12, Y1, Y15
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 640(R8), Y1
+	VMOVDQU Y15, 544(R8)
+	VPMINUD Y1, Y4, Y15
+	VPMAXUD Y1, Y4, Y1
+	VMOVDQU 704(R8), Y4
+	VMOVDQU Y15, 608(R8)
+	VPMINUD Y4, Y2, Y15
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 768(R8), Y2
+	VMOVDQU Y15, 672(R8)
+	VPMINUD Y2, Y3, Y15
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 832(R8), Y3
+	VMOVDQU Y15, 736(R8)
+	VPMINUD Y3, Y10, Y15
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 896(R8), Y10
+	VMOVDQU Y15, 800(R8)
+	VPMINUD Y10, Y8, Y15
+	VPMAXUD Y10, Y8, Y10
+	VMOVDQU 928(R8), Y8
+	VMOVDQU Y15, 864(R8)
+	VMOVDQU 960(R8), Y15
+	VMOVDQU Y13, 448(R8)
+	VPMINUD Y15, Y8, Y13
+	VPMAXUD Y15, Y8, Y15
+	VMOVDQU 1024(R8), Y8
+	VMOVDQU Y13, 928(R8)
+	VMOVDQU 1056(R8), Y13
+	VMOVDQU Y15, 960(R8)
+	VPMINUD Y13, Y8, Y15
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1088(R8), Y8
+	VMOVDQU Y4, 704(R8)
+	VMOVDQU 1120(R8), Y4
+	VMOVDQU Y11, 192(R8)
+	VPMINUD Y4, Y8, Y11
+	VPMAXUD Y4, Y8, Y4
+	VPMINUD Y11, Y15, Y8
+	VPMAXUD Y11, Y15, Y11
+	VPMINUD Y4, Y13, Y15
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y11, Y15, Y13
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 1152(R8), Y15
+	VMOVDQU Y3, 832(R8)
+	VMOVDQU 1184(R8), Y3
+	VMOVDQU Y7, 320(R8)
+	VPMINUD Y3, Y15, Y7
+	VPMAXUD Y3, Y15, Y3
+	VMOVDQU 1216(R8), Y15
+	VMOVDQU Y12, 576(R8)
+	VMOVDQU 1248(R8), Y12
+	VMOVDQU Y6, 64(R8)
+	VPMINUD Y12, Y15, Y6
+	VPMAXUD Y12, Y15, Y12
+	VPMINUD Y6, Y7, Y15
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y12, Y3, Y7
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y6, Y7, Y3
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y15, Y8, Y7
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y6, Y11, Y8
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y15, Y8, Y11
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y3, Y13, Y8
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y12, Y4, Y13
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y13, Y4
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y11, Y8, Y13
+	VPMAXUD Y11, Y8, Y11
+	VPMINUD Y15, Y4, Y8
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y6, Y3, Y4
+	VPMAXUD Y6, Y3, Y6
+	VMOVDQU 1280(R8), Y3
+	VMOVDQU Y10, 896(R8)
+	VMOVDQU 1312(R8), Y10
+	VMOVDQU Y5, 384(R8)
+	VPMINUD Y10, Y3, Y5
+	VPMAXUD Y10, Y3, Y10
+	VMOVDQU 1344(R8), Y3
+	VMOVDQU Y1, 640(R8)
+	VMOVDQU 1376(R8), Y1
+	VMOVDQU Y0, 128(R8)
+	VPMINUD Y1, Y3, Y0
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y0, Y5, Y3
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y1, Y10, Y5
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y0, Y5, Y10
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 1408(R8), Y5
+	VMOVDQU Y2, 768(R8)
+	VMOVDQU 1440(R8), Y2
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y2, Y5, Y14
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 1472(R8), Y5
+	VMOVDQU Y9, 512(R8)
+	VMOVDQU 1504(R8), Y9
+	VMOVDQU Y12, 1248(R8)
+	VPMINUD Y9, Y5, Y12
+	VPMAXUD Y9, Y5, Y9
+	VPMINUD Y12, Y14, Y5
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y9, Y2, Y14
+	VPMAXUD Y9, Y2, Y9
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y5, Y3, Y14
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y0, Y3
+	VPMAXUD Y12, Y0, Y12
+	VPMINUD Y5, Y3, Y0
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y2, Y10, Y3
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y9, Y1, Y10
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y2, Y10, Y1
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y12, Y2, Y1
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y14, Y7, Y2
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y5, Y15, Y7
+	VPMAXUD Y5, Y15, Y5
+	VPMINUD Y14, Y7, Y15
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y0, Y11, Y7
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y12, Y6, Y11
+	VPMAXUD Y12, Y6, Y12
+	VPMINUD Y0, Y11, Y6
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y15, Y7, Y11
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y14, Y6, Y7
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y5, Y0, Y6
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y10, Y13, Y0
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y1, Y4, Y13
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y10, Y13, Y4
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y3, Y8, Y13
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 1248(R8), Y8
+	VMOVDQU Y2, 1024(R8)
+	VPMINUD Y9, Y8, Y2
+	VPMAXUD Y9, Y8, Y9
+	VPMINUD Y3, Y2, Y8
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y4, Y13, Y2
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y10, Y8, Y13
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y1, Y3, Y8
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y11, Y0, Y3
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y15, Y2, Y0
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y7, Y4, Y2
+	VPMAXUD Y7, Y4, Y7
+	VPMINUD Y14, Y13, Y4
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y6, Y10, Y13
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y5, Y8, Y10
+	VPMAXUD Y5, Y8, Y5
+	VPMINUD Y12, Y1, Y8
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 1536(R8), Y1
+	VMOVDQU Y9, 1504(R8)
+	VMOVDQU 1568(R8), Y9
+	VMOVDQU Y4, 1248(R8)
+	VPMINUD Y9, Y1, Y4
+	VPMAXUD Y9, Y1, Y9
+	VMOVDQU 1600(R8), Y1
+	VMOVDQU Y10, 1376(R8)
+	VMOVDQU 1632(R8), Y10
+	VMOVDQU Y0, 1120(R8)
+	VPMINUD Y10, Y1, Y0
+	VPMAXUD Y10, Y1, Y10
+	VPMINUD Y0, Y4, Y1
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y10, Y9, Y4
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y0, Y4, Y9
+	VPMAXUD Y0, Y4, Y0
+	VMOVDQU 1664(R8), Y4
+	VMOVDQU Y8, 1440(R8)
+	VMOVDQU 1696(R8), Y8
+	VMOVDQU Y2, 1184(R8)
+	VPMINUD Y8, Y4, Y2
+	VPMAXUD Y8, Y4, Y8
+	VMOVDQU 1728(R8), Y4
+	VMOVDQU Y13, 1312(R8)
+	VMOVDQU 1760(R8), Y13
+	VMOVDQU Y3, 1056(R8)
+	VPMINUD Y13, Y4, Y3
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y3, Y2, Y4
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y13, Y8, Y2
+	VPMAXUD Y13, Y8, Y13
+	VPMINUD Y3, Y2, Y8
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y4, Y1, Y2
+	VPMAXUD Y4, Y1, Y4
+	VPMINUD Y3, Y0, Y1
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y1, Y0
+	VPMAXUD Y4, Y1, Y4
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y13, Y10, Y9
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y8, Y9, Y10
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y0, Y1, Y9
+	VPMAXUD Y0, Y1, Y0
+	VPMINUD Y4, Y10, Y1
+	VPMAXUD Y4, Y10, Y4
+	VPMINUD Y3, Y8, Y10
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 1792(R8), Y8
+	VMOVDQU Y12, 1472(R8)
+	VMOVDQU 1824(R8), Y12
+	VMOVDQU Y7, 1216(R8)
+	VPMINUD Y12, Y8, Y7
+	VPMAXUD Y12, Y8, Y12
+	VMOVDQU 1856(R8), Y8
+	VMOVDQU Y6, 1344(R8)
+	VMOVDQU 1888(R8), Y6
+	VMOVDQU Y11, 1088(R8)
+	VPMINUD Y6, Y8, Y11
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y11, Y7, Y8
+	VPMAXUD Y11, Y7, Y11
+	VPMINUD Y6, Y12, Y7
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y11, Y7, Y12
+	VPMAXUD Y11, Y7, Y11
+	VMOVDQU 1920(R8), Y7
+	VMOVDQU Y5, 1408(R8)
+	VMOVDQU 1952(R8), Y5
+	VMOVDQU Y15, 1152(R8)
+	VPMINUD Y5, Y7, Y15
+	VPMAXUD Y5, Y7, Y5
+	VMOVDQU 1984(R8), Y7
+	VMOVDQU Y14, 1280(R8)
+	VMOVDQU 2016(R8), Y14
+	VMOVDQU Y13, 1760(R8)
+	VPMINUD Y14, Y7, Y13
+	VPMAXUD Y14, Y7, Y14
+	VPMINUD Y13, Y15, Y7
+	VPMAXUD Y13, Y15, Y13
+	VPMINUD Y14, Y5, Y15
+	VPMAXUD Y14, Y5, Y14
+	VPMINUD Y13, Y15, Y5
+	VPMAXUD Y13, Y15, Y13
+	VPMINUD Y7, Y8, Y15
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y13, Y11, Y8
+	VPMAXUD Y13, Y11, Y13
+	VPMINUD Y7, Y8, Y11
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y5, Y12, Y8
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y14, Y6, Y12
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y5, Y12, Y6
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y11, Y8, Y12
+	VPMAXUD Y11, Y8, Y11
+	VPMINUD Y7, Y6, Y8
+	VPMAXUD Y7, Y6, Y7
+	VPMINUD Y13, Y5, Y6
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y15, Y2, Y5
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y7, Y4, Y2
+	VPMAXUD Y7, Y4, Y7
+	VPMINUD Y15, Y2, Y4
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y13, Y3, Y0
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y11, Y0, Y3
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y15, Y3, Y2
+	VPMAXUD Y15, Y3, Y15
+	VPMINUD Y7, Y11, Y3
+	VPMAXUD Y7, Y11, Y7
+	VPMINUD Y12, Y9, Y11
+	VPMAXUD Y12, Y9, Y12
+	VPMINUD Y6, Y10, Y9
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y12, Y9, Y10
+	VPMAXUD Y12, Y9, Y12
+	VPMINUD Y8, Y1, Y9
+	VPMAXUD Y8, Y1, Y8
+	VMOVDQU 1760(R8), Y1
+	VMOVDQU Y5, 1536(R8)
+	VPMINUD Y14, Y1, Y5
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y8, Y5, Y1
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y10, Y9, Y5
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y12, Y1, Y9
+	VPMAXUD Y12, Y1, Y12
+	VPMINUD Y6, Y8, Y1
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y0, Y11, Y8
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y4, Y5, Y11
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y2, Y10, Y5
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y15, Y9, Y10
+	VPMAXUD Y15, Y9, Y15
+	VPMINUD Y3, Y12, Y9
+	VPMAXUD Y3, Y12, Y3
+	VPMINUD Y7, Y1, Y12
+	VPMAXUD Y7, Y1, Y7
+	VPMINUD Y13, Y6, Y1
+	VPMAXUD Y13, Y6, Y13
+	VMOVDQU 1024(R8), Y6
+	VMOVDQU Y14, 2016(R8)
+	VMOVDQU 1536(R8), Y14
+	VMOVDQU Y10, 1760(R8)
+	VPMINUD Y14, Y6, Y10
+	VPMAXUD Y14, Y6, Y14
+	VMOVDQU 1280(R8), Y6
+	VMOVDQU Y10, 1024(R8)
+	VPMINUD Y15, Y6, Y10
+	VPMAXUD Y15, Y6, Y15
+	VPMINUD Y14, Y10, Y6
+	VPMAXUD Y14, Y10, Y14
+	VMOVDQU 1152(R8), Y10
+	VMOVDQU Y12, 1888(R8)
+	VPMINUD Y4, Y10, Y12
+	VPMAXUD Y4, Y10, Y4
+	VMOVDQU 1408(R8), Y10
+	VMOVDQU Y11, 1632(R8)
+	VPMINUD Y7, Y10, Y11
+	VPMAXUD Y7, Y10, Y7
+	VPMINUD Y4, Y11, Y10
+	VPMAXUD Y4, Y11, Y4
+	VPMINUD Y6, Y12, Y11
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y14, Y10, Y12
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y15, Y4, Y10
+	VPMAXUD Y15, Y4, Y15
+	VMOVDQU 1088(R8), Y4
+	VMOVDQU Y1, 1952(R8)
+	VPMINUD Y0, Y4, Y1
+	VPMAXUD Y0, Y4, Y0
+	VMOVDQU 1344(R8), Y4
+	VMOVDQU Y5, 1696(R8)
+	VPMINUD Y3, Y4, Y5
+	VPMAXUD Y3, Y4, Y3
+	VPMINUD Y0, Y5, Y4
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 1216(R8), Y5
+	VMOVDQU Y9, 1824(R8)
+	VPMINUD Y2, Y5, Y9
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 1472(R8), Y5
+	VMOVDQU Y8, 1568(R8)
+	VPMINUD Y13, Y5, Y8
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y2, Y8, Y5
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y4, Y9, Y8
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y0, Y5, Y9
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y3, Y2, Y5
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y11, Y1, Y2
+	VPMAXUD Y11, Y1, Y11
+	VPMINUD Y6, Y8, Y1
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y14, Y9, Y4
+	VPMAXUD Y14, Y9, Y14
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y15, Y5, Y0
+	VPMAXUD Y15, Y5, Y15
+	VPMINUD Y7, Y3, Y5
+	VPMAXUD Y7, Y3, Y7
+	VMOVDQU 1056(R8), Y3
+	VMOVDQU Y13, 1984(R8)
+	VMOVDQU 1568(R8), Y13
+	VMOVDQU Y7, 1920(R8)
+	VPMINUD Y13, Y3, Y7
+	VPMAXUD Y13, Y3, Y13
+	VMOVDQU 1312(R8), Y3
+	VMOVDQU Y5, 1856(R8)
+	VMOVDQU 1824(R8), Y5
+	VMOVDQU Y15, 1792(R8)
+	VPMINUD Y5, Y3, Y15
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y13, Y15, Y3
+	VPMAXUD Y13, Y15, Y13
+	VMOVDQU 1184(R8), Y15
+	VMOVDQU Y0, 1728(R8)
+	VMOVDQU 1696(R8), Y0
+	VMOVDQU Y10, 1664(R8)
+	VPMINUD Y0, Y15, Y10
+	VPMAXUD Y0, Y15, Y0
+	VMOVDQU 1440(R8), Y15
+	VMOVDQU Y9, 1600(R8)
+	VMOVDQU 1952(R8), Y9
+	VMOVDQU Y14, 1536(R8)
+	VPMINUD Y9, Y15, Y14
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y0, Y14, Y15
+	VPMAXUD Y0, Y14, Y0
+	VPMINUD Y3, Y10, Y14
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y13, Y15, Y10
+	VPMAXUD Y13, Y15, Y13
+	VPMINUD Y5, Y0, Y15
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 1120(R8), Y0
+	VMOVDQU Y4, 1472(R8)
+	VMOVDQU 1632(R8), Y4
+	VMOVDQU Y12, 1408(R8)
+	VPMINUD Y4, Y0, Y12
+	VPMAXUD Y4, Y0, Y4
+	VMOVDQU 1376(R8), Y0
+	VMOVDQU Y8, 1344(R8)
+	VMOVDQU 1888(R8), Y8
+	VMOVDQU Y6, 1280(R8)
+	VPMINUD Y8, Y0, Y6
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y4, Y6, Y0
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 1248(R8), Y6
+	VMOVDQU Y1, 1216(R8)
+	VMOVDQU 1760(R8), Y1
+	VMOVDQU Y11, 1152(R8)
+	VPMINUD Y1, Y6, Y11
+	VPMAXUD Y1, Y6, Y1
+	VMOVDQU 1504(R8), Y6
+	VMOVDQU Y2, 1088(R8)
+	VMOVDQU 2016(R8), Y2
+	VMOVDQU Y7, 1056(R8)
+	VPMINUD Y2, Y6, Y7
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y1, Y7, Y6
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y0, Y11, Y7
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y4, Y6, Y11
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y8, Y1, Y6
+	VPMAXUD Y8, Y1, Y8
+	VPMINUD Y14, Y12, Y1
+	VPMAXUD Y14, Y12, Y14
+	VPMINUD Y3, Y7, Y12
+	VPMAXUD Y3, Y7, Y3
+	VPMINUD Y10, Y0, Y7
+	VPMAXUD Y10, Y0, Y10
+	VPMINUD Y13, Y11, Y0
+	VPMAXUD Y13, Y11, Y13
+	VPMINUD Y15, Y4, Y11
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y5, Y6, Y4
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y9, Y8, Y6
+	VPMAXUD Y9, Y8, Y9
+	VMOVDQU 1056(R8), Y8
+	VMOVDQU Y2, 2016(R8)
+	VMOVDQU 1088(R8), Y2
+	VMOVDQU Y9, 1952(R8)
+	VPMINUD Y2, Y8, Y9
+	VPMAXUD Y2, Y8, Y2
+	VMOVDQU 1152(R8), Y8
+	VMOVDQU Y9, 1056(R8)
+	VPMINUD Y8, Y1, Y9
+	VPMAXUD Y8, Y1, Y8
+	VMOVDQU 1216(R8), Y1
+	VMOVDQU Y9, 1120(R8)
+	VPMINUD Y1, Y14, Y9
+	VPMAXUD Y1, Y14, Y1
+	VMOVDQU 1280(R8), Y14
+	VMOVDQU Y9, 1184(R8)
+	VPMINUD Y14, Y12, Y9
+	VPMAXUD Y14, Y12, Y14
+	VMOVDQU 1344(R8), Y12
+	VMOVDQU Y9, 1248(R8)
+	VPMINUD Y12, Y3, Y9
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 1408(R8), Y3
+	VMOVDQU Y9, 1312(R8)
+	VPMINUD Y3, Y7, Y9
+	VPMAXUD Y3, Y7, Y3
+	VMOVDQU 1472(R8), Y7
+	VMOVDQU Y9, 1376(R8)
+	VPMINUD Y7, Y10, Y9
+	VPMAXUD Y7, Y10, Y7
+	VMOVDQU 1536(R8), Y10
+	VMOVDQU Y9, 1440(R8)
+	VPMINUD Y10, Y0, Y9
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 1600(R8), Y0
+	VMOVDQU Y9, 1504(R8)
+	VPMINUD Y0, Y13, Y9
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 1664(R8), Y13
+	VMOVDQU Y9, 1568(R8)
+	VPMINUD Y13, Y11, Y9
+	VPMAXUD Y13, Y11, Y13
+	VMOVDQU 1728(R8), Y11
+	VMOVDQU Y9, 1632(R8)
+	VPMINUD Y11, Y15, Y9
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 1792(R8), Y15
+	VMOVDQU Y9, 1696(R8)
+	VPMINUD Y15, Y4, Y9
+	VPMAXUD Y15, Y4, Y15
+	VMOVDQU 1856(R8), Y4
+	VMOVDQU Y9, 1760(R8)
+	VPMINUD Y4, Y5, Y9
+	VPMAXUD Y4, Y5, Y4
+	VMOVDQU 1920(R8), Y5
+	VMOVDQU Y9, 1824(R8)
+	VPMINUD Y5, Y6, Y9
+	VPMAXUD Y5, Y6, Y5
+	VMOVDQU 1952(R8), Y6
+	VMOVDQU Y9, 1888(R8)
+	VMOVDQU 1984(R8), Y9
+	VMOVDQU Y7, 1472(R8)
+	VPMINUD Y9, Y6, Y7
+	VPMAXUD Y9, Y6, Y9
+	VMOVDQU 0(R8), Y6
+	VMOVDQU Y7, 1952(R8)
+	VMOVDQU 1024(R8), Y7
+	VMOVDQU Y9, 1984(R8)
+	VPMINUD Y7, Y6, Y9
+	VPMAXUD Y7, Y6, Y7
+	VMOVDQU 512(R8), Y6
+	VMOVDQU Y9, 0(R8)
+	VPMINUD Y10, Y6, Y9
+	VPMAXUD Y10, Y6, Y10
+	VPMINUD Y7, Y9, Y6
+	VPMAXUD Y7, Y9, Y7
+	VMOVDQU 256(R8), Y9
+	VMOVDQU Y11, 1728(R8)
+	VPMINUD Y14, Y9, Y11
+	VPMAXUD Y14, Y9, Y14
+	VMOVDQU 768(R8), Y9
+	VMOVDQU Y1, 1216(R8)
+	VPMINUD Y15, Y9, Y1
+	VPMAXUD Y15, Y9, Y15
+	VPMINUD Y14, Y1, Y9
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y6, Y11, Y1
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y7, Y9, Y11
+	VPMAXUD Y7, Y9, Y7
+	VPMINUD Y10, Y14, Y9
+	VPMAXUD Y10, Y14, Y10
+	VMOVDQU 128(R8), Y14
+	VMOVDQU Y4, 1856(R8)
+	VPMINUD Y8, Y14, Y4
+	VPMAXUD Y8, Y14, Y8
+	VMOVDQU 640(R8), Y14
+	VMOVDQU Y12, 1344(R8)
+	VPMINUD Y13, Y14, Y12
+	VPMAXUD Y13, Y14, Y13
+	VPMINUD Y8, Y12, Y14
+	VPMAXUD Y8, Y12, Y8
+	VMOVDQU 384(R8), Y12
+	VMOVDQU Y0, 1600(R8)
+	VPMINUD Y3, Y12, Y0
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 896(R8), Y12
+	VMOVDQU Y2, 1088(R8)
+	VPMINUD Y5, Y12, Y2
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y3, Y2, Y12
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y14, Y0, Y2
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y8, Y12, Y0
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y13, Y3, Y12
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y1, Y4, Y3
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y6, Y2, Y4
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y11, Y14, Y2
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y7, Y0, Y14
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y9, Y8, Y0
+	VPMAXUD Y9, Y8, Y9
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y15, Y13, Y12
+	VPMAXUD Y15, Y13, Y15
+	VMOVDQU 64(R8), Y13
+	VMOVDQU Y5, 1920(R8)
+	VMOVDQU 1088(R8), Y5
+	VMOVDQU Y15, 1792(R8)
+	VPMINUD Y5, Y13, Y15
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 576(R8), Y13
+	VMOVDQU Y12, 1664(R8)
+	VMOVDQU 1600(R8), Y12
+	VMOVDQU Y10, 1536(R8)
+	VPMINUD Y12, Y13, Y10
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y5, Y10, Y13
+	VPMAXUD Y5, Y10, Y5
+	VMOVDQU 320(R8), Y10
+	VMOVDQU Y8, 1408(R8)
+	VMOVDQU 1344(R8), Y8
+	VMOVDQU Y9, 1280(R8)
+	VPMINUD Y8, Y10, Y9
+	VPMAXUD Y8, Y10, Y8
+	VMOVDQU 832(R8), Y10
+	VMOVDQU Y0, 1152(R8)
+	VMOVDQU 1856(R8), Y0
+	VMOVDQU Y7, 1024(R8)
+	VPMINUD Y0, Y10, Y7
+	VPMAXUD Y0, Y10, Y0
+	VPMINUD Y8, Y7, Y10
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y13, Y9, Y7
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y5, Y10, Y9
+	VPMAXUD Y5, Y10, Y5
+	VPMINUD Y12, Y8, Y10
+	VPMAXUD Y12, Y8, Y12
+	VMOVDQU 192(R8), Y8
+	VMOVDQU Y14, 896(R8)
+	VMOVDQU 1216(R8), Y14
+	VMOVDQU Y11, 768(R8)
+	VPMINUD Y14, Y8, Y11
+	VPMAXUD Y14, Y8, Y14
+	VMOVDQU 704(R8), Y8
+	VMOVDQU Y2, 640(R8)
+	VMOVDQU 1728(R8), Y2
+	VMOVDQU Y6, 512(R8)
+	VPMINUD Y2, Y8, Y6
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y14, Y6, Y8
+	VPMAXUD Y14, Y6, Y14
+	VMOVDQU 448(R8), Y6
+	VMOVDQU Y4, 384(R8)
+	VMOVDQU 1472(R8), Y4
+	VMOVDQU Y1, 256(R8)
+	VPMINUD Y4, Y6, Y1
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 960(R8), Y6
+	VMOVDQU Y3, 128(R8)
+	VMOVDQU 1984(R8), Y3
+	VMOVDQU Y15, 64(R8)
+	VPMINUD Y3, Y6, Y15
+	VPMAXUD Y3, Y6, Y3
+	VPMINUD Y4, Y15, Y6
+	VPMAXUD Y4, Y15, Y4
+	VPMINUD Y8, Y1, Y15
+	VPMAXUD Y8, Y1, Y8
+	VPMINUD Y14, Y6, Y1
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y2, Y4, Y6
+	VPMAXUD Y2, Y4, Y2
+	VPMINUD Y7, Y11, Y4
+	VPMAXUD Y7, Y11, Y7
+	VPMINUD Y13, Y15, Y11
+	VPMAXUD Y13, Y15, Y13
+	VPMINUD Y9, Y8, Y15
+	VPMAXUD Y9, Y8, Y9
+	VPMINUD Y5, Y1, Y8
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y10, Y14, Y1
+	VPMAXUD Y10, Y14, Y10
+	VPMINUD Y12, Y6, Y14
+	VPMAXUD Y12, Y6, Y12
+	VPMINUD Y0, Y2, Y6
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 64(R8), Y2
+	VMOVDQU Y3, 1984(R8)
+	VMOVDQU 128(R8), Y3
+	VMOVDQU Y0, 1856(R8)
+	VPMINUD Y3, Y2, Y0
+	VPMAXUD Y3, Y2, Y3
+	VMOVDQU 256(R8), Y2
+	VMOVDQU Y3, 128(R8)
+	VPMINUD Y2, Y4, Y3
+	VPMAXUD Y2, Y4, Y2
+	VMOVDQU 384(R8), Y4
+	VMOVDQU Y2, 256(R8)
+	VPMINUD Y4, Y7, Y2
+	VPMAXUD Y4, Y7, Y4
+	VMOVDQU 512(R8), Y7
+	VMOVDQU Y4, 384(R8)
+	VPMINUD Y7, Y11, Y4
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 640(R8), Y11
+	VMOVDQU Y7, 512(R8)
+	VPMINUD Y11, Y13, Y7
+	VPMAXUD Y11, Y13, Y11
+	VMOVDQU 768(R8), Y13
+	VMOVDQU Y11, 640(R8)
+	VPMINUD Y13, Y15, Y11
+	VPMAXUD Y13, Y15, Y13
+	VMOVDQU 896(R8), Y15
+	VMOVDQU Y13, 768(R8)
+	VPMINUD Y15, Y9, Y13
+	VPMAXUD Y15, Y9, Y15
+	VMOVDQU 1024(R8), Y9
+	VMOVDQU Y15, 896(R8)
+	VPMINUD Y9, Y8, Y15
+	VPMAXUD Y9, Y8, Y9
+	VMOVDQU 1152(R8), Y8
+	VMOVDQU Y9, 1024(R8)
+	VPMINUD Y8, Y5, Y9
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 1280(R8), Y5
+	VMOVDQU Y8, 1152(R8)
+	VPMINUD Y5, Y1, Y8
+	VPMAXUD Y5, Y1, Y5
+	VMOVDQU 1408(R8), Y1
+	VMOVDQU Y5, 1280(R8)
+	VPMINUD Y1, Y10, Y5
+	VPMAXUD Y1, Y10, Y1
+	VMOVDQU 1536(R8), Y10
+	VMOVDQU Y1, 1408(R8)
+	VPMINUD Y10, Y14, Y1
+	VPMAXUD Y10, Y14, Y10
+	VMOVDQU 1664(R8), Y14
+	VMOVDQU Y10, 1536(R8)
+	VPMINUD Y14, Y12, Y10
+	VPMAXUD Y14, Y12, Y14
+	VMOVDQU 1792(R8), Y12
+	VMOVDQU Y14, 1664(R8)
+	VPMINUD Y12, Y6, Y14
+	VPMAXUD Y12, Y6, Y12
+	VMOVDQU 1856(R8), Y6
+	VMOVDQU Y12, 1792(R8)
+	VMOVDQU 1920(R8), Y12
+	VMOVDQU Y14, 1728(R8)
+	VPMINUD Y12, Y6, Y14
+	VPMAXUD Y12, Y6, Y12
+	VMOVDQU 32(R8), Y6
+	VMOVDQU Y12, 1920(R8)
+	VMOVDQU 1056(R8), Y12
+	VMOVDQU Y14, 1856(R8)
+	VPMINUD Y12, Y6, Y14
+	VPMAXUD Y12, Y6, Y12
+	VMOVDQU 544(R8), Y6
+	VMOVDQU Y10, 1600(R8)
+	VMOVDQU 1568(R8), Y10
+	VMOVDQU Y1, 1472(R8)
+	VPMINUD Y10, Y6, Y1
+	VPMAXUD Y10, Y6, Y10
+	VPMINUD Y12, Y1, Y6
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 288(R8), Y1
+	VMOVDQU Y5, 1344(R8)
+	VMOVDQU 1312(R8), Y5
+	VMOVDQU Y8, 1216(R8)
+	VPMINUD Y5, Y1, Y8
+	VPMAXUD Y5, Y1, Y5
+	VMOVDQU 800(R8), Y1
+	VMOVDQU Y9, 1088(R8)
+	VMOVDQU 1824(R8), Y9
+	VMOVDQU Y15, 960(R8)
+	VPMINUD Y9, Y1, Y15
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y15, Y1
+	VPMAXUD Y5, Y15, Y5
+	VPMINUD Y6, Y8, Y15
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y1, Y8
+	VPMAXUD Y12, Y1, Y12
+	VPMINUD Y10, Y5, Y1
+	VPMAXUD Y10, Y5, Y10
+	VMOVDQU 160(R8), Y5
+	VMOVDQU Y13, 832(R8)
+	VMOVDQU 1184(R8), Y13
+	VMOVDQU Y11, 704(R8)
+	VPMINUD Y13, Y5, Y11
+	VPMAXUD Y13, Y5, Y13
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y7, 576(R8)
+	VMOVDQU 1696(R8), Y7
+	VMOVDQU Y4, 448(R8)
+	VPMINUD Y7, Y5, Y4
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y13, Y4, Y5
+	VPMAXUD Y13, Y4, Y13
+	VMOVDQU 416(R8), Y4
+	VMOVDQU Y2, 320(R8)
+	VMOVDQU 1440(R8), Y2
+	VMOVDQU Y3, 192(R8)
+	VPMINUD Y2, Y4, Y3
+	VPMAXUD Y2, Y4, Y2
+	VMOVDQU 928(R8), Y4
+	VMOVDQU Y0, 64(R8)
+	VMOVDQU 1952(R8), Y0
+	VMOVDQU Y14, 32(R8)
+	VPMINUD Y0, Y4, Y14
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y2, Y14, Y4
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y5, Y3, Y14
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y13, Y4, Y3
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y7, Y2, Y4
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y15, Y11, Y2
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y6, Y14, Y11
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y8, Y5, Y14
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y12, Y3, Y5
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y1, Y13, Y3
+	VPMAXUD Y1, Y13, Y1
+	VPMINUD Y10, Y4, Y13
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y9, Y7, Y4
+	VPMAXUD Y9, Y7, Y9
+	VMOVDQU 96(R8), Y7
+	VMOVDQU Y0, 1952(R8)
+	VMOVDQU 1120(R8), Y0
+	VMOVDQU Y9, 1824(R8)
+	VPMINUD Y0, Y7, Y9
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 608(R8), Y7
+	VMOVDQU Y4, 1696(R8)
+	VMOVDQU 1632(R8), Y4
+	VMOVDQU Y10, 1568(R8)
+	VPMINUD Y4, Y7, Y10
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y0, Y10, Y7
+	VPMAXUD Y0, Y10, Y0
+	VMOVDQU 352(R8), Y10
+	VMOVDQU Y13, 1440(R8)
+	VMOVDQU 1376(R8), Y13
+	VMOVDQU Y1, 1312(R8)
+	VPMINUD Y13, Y10, Y1
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 864(R8), Y10
+	VMOVDQU Y3, 1184(R8)
+	VMOVDQU 1888(R8), Y3
+	VMOVDQU Y12, 1056(R8)
+	VPMINUD Y3, Y10, Y12
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y13, Y12, Y10
+	VPMAXUD Y13, Y12, Y13
+	VPMINUD Y7, Y1, Y12
+	VPMAXUD Y7, Y1, Y7
+	VPMINUD Y0, Y10, Y1
+	VPMAXUD Y0, Y10, Y0
+	VPMINUD Y4, Y13, Y10
+	VPMAXUD Y4, Y13, Y4
+	VMOVDQU 224(R8), Y13
+	VMOVDQU Y5, 928(R8)
+	VMOVDQU 1248(R8), Y5
+	VMOVDQU Y8, 800(R8)
+	VPMINUD Y5, Y13, Y8
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 736(R8), Y13
+	VMOVDQU Y14, 672(R8)
+	VMOVDQU 1760(R8), Y14
+	VMOVDQU Y6, 544(R8)
+	VPMINUD Y14, Y13, Y6
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y5, Y6, Y13
+	VPMAXUD Y5, Y6, Y5
+	VMOVDQU 480(R8), Y6
+	VMOVDQU Y11, 416(R8)
+	VMOVDQU 1504(R8), Y11
+	VMOVDQU Y15, 288(R8)
+	VPMINUD Y11, Y6, Y15
+	VPMAXUD Y11, Y6, Y11
+	VMOVDQU 992(R8), Y6
+	VMOVDQU Y2, 160(R8)
+	VMOVDQU 2016(R8), Y2
+	VMOVDQU Y9, 96(R8)
+	VPMINUD Y2, Y6, Y9
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y11, Y9, Y6
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y13, Y15, Y9
+	VPMAXUD Y13, Y15, Y13
+	VPMINUD Y5, Y6, Y15
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y14, Y11, Y6
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y12, Y8, Y11
+	VPMAXUD Y12, Y8, Y12
+	VPMINUD Y7, Y9, Y8
+	VPMAXUD Y7, Y9, Y7
+	VPMINUD Y1, Y13, Y9
+	VPMAXUD Y1, Y13, Y1
+	VPMINUD Y0, Y15, Y13
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y10, Y5, Y15
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y4, Y6, Y5
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y3, Y14, Y6
+	VPMAXUD Y3, Y14, Y3
+	VMOVDQU 96(R8), Y14
+	VMOVDQU Y2, 2016(R8)
+	VMOVDQU 160(R8), Y2
+	VMOVDQU Y3, 1888(R8)
+	VPMINUD Y2, Y14, Y3
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 288(R8), Y14
+	VMOVDQU Y2, 160(R8)
+	VPMINUD Y14, Y11, Y2
+	VPMAXUD Y14, Y11, Y14
+	VMOVDQU 416(R8), Y11
+	VMOVDQU Y14, 288(R8)
+	VPMINUD Y11, Y12, Y14
+	VPMAXUD Y11, Y12, Y11
+	VMOVDQU 544(R8), Y12
+	VMOVDQU Y11, 416(R8)
+	VPMINUD Y12, Y8, Y11
+	VPMAXUD Y12, Y8, Y12
+	VMOVDQU 672(R8), Y8
+	VMOVDQU Y12, 544(R8)
+	VPMINUD Y8, Y7, Y12
+	VPMAXUD Y8, Y7, Y8
+	VMOVDQU 800(R8), Y7
+	VMOVDQU Y8, 672(R8)
+	VPMINUD Y7, Y9, Y8
+	VPMAXUD Y7, Y9, Y7
+	VMOVDQU 928(R8), Y9
+	VMOVDQU Y7, 800(R8)
+	VPMINUD Y9, Y1, Y7
+	VPMAXUD Y9, Y1, Y9
+	VMOVDQU 1056(R8), Y1
+	VMOVDQU Y9, 928(R8)
+	VPMINUD Y1, Y13, Y9
+	VPMAXUD Y1, Y13, Y1
+	VMOVDQU 1184(R8), Y13
+	VMOVDQU Y1, 1056(R8)
+	VPMINUD Y13, Y0, Y1
+	VPMAXUD Y13, Y0, Y13
+	VMOVDQU 1312(R8), Y0
+	VMOVDQU Y13, 1184(R8)
+	VPMINUD Y0, Y15, Y13
+	VPMAXUD Y0, Y15, Y0
+	VMOVDQU 1440(R8), Y15
+	VMOVDQU Y0, 1312(R8)
+	VPMINUD Y15, Y10, Y0
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 1568(R8), Y10
+	VMOVDQU Y15, 1440(R8)
+	VPMINUD Y10, Y5, Y15
+	VPMAXUD Y10, Y5, Y10
+	VMOVDQU 1696(R8), Y5
+	VMOVDQU Y10, 1568(R8)
+	VPMINUD Y5, Y4, Y10
+	VPMAXUD Y5, Y4, Y5
+	VMOVDQU 1824(R8), Y4
+	VMOVDQU Y5, 1696(R8)
+	VPMINUD Y4, Y6, Y5
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 1888(R8), Y6
+	VMOVDQU Y4, 1824(R8)
+	VMOVDQU 1952(R8), Y4
+	VMOVDQU Y5, 1760(R8)
+	VPMINUD Y4, Y6, Y5
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 32(R8), Y6
+	VMOVDQU Y4, 1952(R8)
+	VMOVDQU 64(R8), Y4
+	VMOVDQU Y5, 1888(R8)
+	VPMINUD Y4, Y6, Y5
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 128(R8), Y6
+	VMOVDQU Y4, 64(R8)
+	VPMINUD Y6, Y3, Y4
+	VPMAXUD Y6, Y3, Y6
+	VMOVDQU 160(R8), Y3
+	VMOVDQU Y4, 96(R8)
+	VMOVDQU 192(R8), Y4
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y4, Y3, Y5
+	VPMAXUD Y4, Y3, Y4
+	VMOVDQU 256(R8), Y3
+	VMOVDQU Y4, 192(R8)
+	VPMINUD Y3, Y2, Y4
+	VPMAXUD Y3, Y2, Y3
+	VMOVDQU 288(R8), Y2
+	VMOVDQU Y3, 256(R8)
+	VMOVDQU 320(R8), Y3
+	VMOVDQU Y4, 224(R8)
+	VPMINUD Y3, Y2, Y4
+	VPMAXUD Y3, Y2, Y3
+	VMOVDQU 384(R8), Y2
+	VMOVDQU Y3, 320(R8)
+	VPMINUD Y2, Y14, Y3
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 416(R8), Y14
+	VMOVDQU Y2, 384(R8)
+	VMOVDQU 448(R8), Y2
+	VMOVDQU Y3, 352(R8)
+	VPMINUD Y2, Y14, Y3
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 512(R8), Y14
+	VMOVDQU Y2, 448(R8)
+	VPMINUD Y14, Y11, Y2
+	VPMAXUD Y14, Y11, Y14
+	VMOVDQU 544(R8), Y11
+	VMOVDQU Y2, 480(R8)
+	VMOVDQU 576(R8), Y2
+	VMOVDQU Y3, 416(R8)
+	VPMINUD Y2, Y11, Y3
+	VPMAXUD Y2, Y11, Y2
+	VMOVDQU 640(R8), Y11
+	VMOVDQU Y2, 576(R8)
+	VPMINUD Y11, Y12, Y2
+	VPMAXUD Y11, Y12, Y11
+	VMOVDQU 672(R8), Y12
+	VMOVDQU Y2, 608(R8)
+	VMOVDQU 704(R8), Y2
+	VMOVDQU Y3, 544(R8)
+	VPMINUD Y2, Y12, Y3
+	VPMAXUD Y2, Y12, Y2
+	VMOVDQU 768(R8), Y12
+	VMOVDQU Y2, 704(R8)
+	VPMINUD Y12, Y8, Y2
+	VPMAXUD Y12, Y8, Y12
+	VMOVDQU 800(R8), Y8
+	VMOVDQU Y2, 736(R8)
+	VMOVDQU 832(R8), Y2
+	VMOVDQU Y3, 672(R8)
+	VPMINUD Y2, Y8, Y3
+	VPMAXUD Y2, Y8, Y2
+	VMOVDQU 896(R8), Y8
+	VMOVDQU Y2, 832(R8)
+	VPMINUD Y8, Y7, Y2
+	VPMAXUD Y8, Y7, Y8
+	VMOVDQU 928(R8), Y7
+	VMOVDQU Y2, 864(R8)
+	VMOVDQU 960(R8), Y2
+	VMOVDQU Y3, 800(R8)
+	VPMINUD Y2, Y7, Y3
+	VPMAXUD Y2, Y7, Y2
+	VMOVDQU 1024(R8), Y7
+	VMOVDQU Y2, 960(R8)
+	VPMINUD Y7, Y9, Y2
+	VPMAXUD Y7, Y9, Y7
+	VMOVDQU 1056(R8), Y9
+	VMOVDQU Y2, 992(R8)
+	VMOVDQU 1088(R8), Y2
+	VMOVDQU Y3, 928(R8)
+	VPMINUD Y2, Y9, Y3
+	VPMAXUD Y2, Y9, Y2
+	VMOVDQU 1152(R8), Y9
+	VMOVDQU Y2, 1088(R8)
+	VPMINUD Y9, Y1, Y2
+	VPMAXUD Y9, Y1, Y9
+	VMOVDQU 1184(R8), Y1
+	VMOVDQU Y2, 1120(R8)
+	VMOVDQU 1216(R8), Y2
+	VMOVDQU Y3, 1056(R8)
+	VPMINUD Y2, Y1, Y3
+	VPMAXUD Y2, Y1, Y2
+	VMOVDQU 1280(R8), Y1
+	VMOVDQU Y2, 1216(R8)
+	VPMINUD Y1, Y13, Y2
+	VPMAXUD Y1, Y13, Y1
+	VMOVDQU 1312(R8), Y13
+	VMOVDQU Y1, 1280(R8)
+	VMOVDQU 1344(R8), Y1
+	VMOVDQU Y2, 1248(R8)
+	VPMINUD Y1, Y13, Y2
+	VPMAXUD Y1, Y13, Y1
+	VMOVDQU 1408(R8), Y13
+	VMOVDQU Y1, 1344(R8)
+	VPMINUD Y13, Y0, Y1
+	VPMAXUD Y13, Y0, Y13
+	VMOVDQU 1440(R8), Y0
+	VMOVDQU Y1, 1376(R8)
+	VMOVDQU 1472(R8), Y1
+	VMOVDQU Y2, 1312(R8)
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 1536(R8), Y0
+	VMOVDQU Y1, 1472(R8)
+	VPMINUD Y0, Y15, Y1
+	VPMAXUD Y0, Y15, Y0
+	VMOVDQU 1568(R8), Y15
+	VMOVDQU Y0, 1536(R8)
+	VMOVDQU 1600(R8), Y0
+	VMOVDQU Y1, 1504(R8)
+	VPMINUD Y0, Y15, Y1
+	VPMAXUD Y0, Y15, Y0
+	VMOVDQU 1664(R8), Y15
+	VMOVDQU Y0, 1600(R8)
+	VPMINUD Y15, Y10, Y0
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 1696(R8), Y10
+	VMOVDQU Y0, 1632(R8)
+	VMOVDQU 1728(R8), Y0
+	VMOVDQU Y1, 1568(R8)
+	VPMINUD Y0, Y10, Y1
+	VPMAXUD Y0, Y10, Y0
+	VMOVDQU 1760(R8), Y10
+	VMOVDQU Y0, 1728(R8)
+	VMOVDQU 1792(R8), Y0
+	VMOVDQU Y1, 1696(R8)
+	VPMINUD Y0, Y10, Y1
+	VPMAXUD Y0, Y10, Y0
+	VMOVDQU 1824(R8), Y10
+	VMOVDQU Y0, 1792(R8)
+	VMOVDQU 1856(R8), Y0
+	VMOVDQU Y1, 1760(R8)
+	VPMINUD Y0, Y10, Y1
+	VPMAXUD Y0, Y10, Y0
+	VMOVDQU 1888(R8), Y10
+	VMOVDQU Y0, 1856(R8)
+	VMOVDQU 1920(R8), Y0
+	VMOVDQU Y1, 1824(R8)
+	VPMINUD Y0, Y10, Y1
+	VPMAXUD Y0, Y10, Y0
+	VMOVDQU 1952(R8), Y10
+	VMOVDQU Y0, 1920(R8)
+	VMOVDQU 1984(R8), Y0
+	VMOVDQU Y1, 1888(R8)
+	VPMINUD Y0, Y10, Y1
+	VPMAXUD Y0, Y10, Y0
+	VMOVDQU Y0, 1984(R8)
+	VMOVDQU Y1, 1952(R8)
+	VMOVDQU Y2, 1440(R8)
+	VMOVDQU Y3, 1184(R8)
+	VMOVDQU Y4, 288(R8)
+	VMOVDQU Y5, 160(R8)
+	VMOVDQU Y6, 128(R8)
+	VMOVDQU Y7, 1024(R8)
+	VMOVDQU Y8, 896(R8)
+	VMOVDQU Y9, 1152(R8)
+	VMOVDQU Y11, 640(R8)
+	VMOVDQU Y12, 768(R8)
+	VMOVDQU Y13, 1408(R8)
+	VMOVDQU Y14, 512(R8)
+	VMOVDQU Y15, 1664(R8)
+
+	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
+	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
+	// sorted positions of their picks (a lane not done takes the current
+	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
+	// position whose key shares its prefix with its predecessor, Y2 the
+	// previous key, Y3 all ones.
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VMOVDQA      Y3, Y14
+	VMOVDQU      (R8), Y2
+	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	MOVQ         R8, R15
+	XORQ         DX, DX
+
+a8x64scan:
+	VMOVDQU      (R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^6 > nk
+	VPMINUD      Y1, Y14, Y14
+	VMOVDQA      Y0, Y2
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x64store       // every lane done before this key: its check was the last
+	VPAND        (SP), Y0, Y0 // the index
+	VMOVDQA      Y3, Y5
+	VGATHERDPS   Y5, (R11)(Y0*4), Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBQ       Y3, Y12, Y12
+	VPSUBD       Y3, Y13, Y13
+	ADDQ         $32, R15
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          a8x64scan
+
+a8x64store:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// shared prefix is at most their successor's position.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPSUBD       Y3, Y1, Y4
+	VPMINUD      Y4, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x64group
+
+a8x64done:
 	VZEROUPPER
 	RET

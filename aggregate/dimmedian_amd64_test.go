@@ -5,11 +5,13 @@ package aggregate
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -66,6 +68,137 @@ func TestMedianKernelsAVX512(t *testing.T) {
 		}
 	}
 	t.Logf("benchGraph: %d of %d eight-column groups recomputed with exact keys", redo, groups)
+}
+
+// TestMedianKernelsAVX2 checks the AVX2 kernels (whatever the CPU's
+// AVX-512) against the portable selection on every width d = 1 … 130 and
+// every neighbour count 0 … 70 (beyond 64 and below 2 the kernels decline:
+// medianPicks' own path), with values of every kind of medianAVX2Value and
+// weights of every kind of medianAVX2Weight, at the row's total weight, NaN,
+// twice and half the total. The picks are written into a longer slice whose
+// tail must stay untouched. Near-ties must make the kernels report
+// collisions (the portable recomputation) in some rows and not all.
+func TestMedianKernelsAVX2(t *testing.T) {
+	if !hasMedianAVX2 {
+		t.Skip("no AVX2")
+	}
+	rng := rand.New(rand.NewPCG(2, 2026))
+	var ws, wsg workspace
+	colls, rows := 0, 0
+	for d := 1; d <= 130; d++ {
+		const n = 90
+		var es []tensor.Entry
+		wkind := make([]int, 0, 71)
+		for r := 0; r <= 70; r++ {
+			kind := rng.IntN(9)
+			wkind = append(wkind, kind)
+			for _, c := range rng.Perm(n)[:r] {
+				es = append(es, tensor.Entry{Row: int32(r), Col: int32(c), Val: medianAVX2Weight(rng, kind)})
+			}
+		}
+		a, err := tensor.FromCOO(71, n, es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		totals := rowSums(a, nil)
+		x := tensor.NewDense(n, d)
+		buf := make([]int32, d+9)
+		want := make([]int32, d)
+		for r := range a.Rows {
+			lo, hi := a.Indptr[r], a.Indptr[r+1]
+			// Each row and width its kind of values.
+			{
+				kind := (r + d) % 9
+				for i := range x.Data {
+					x.Data[i] = medianAVX2Value(rng, kind)
+				}
+				for _, total := range []float64{totals[r], math.NaN(), 2 * totals[r], totals[r] / 2} {
+					for i := range buf {
+						buf[i] = -7
+					}
+					pick := buf[:d]
+					if !medianPicksAVX2(x, a.Indices[lo:hi], a.Values[lo:hi], total/2, lo, pick, &ws) {
+						if n := hi - lo; n >= 2 && n <= 64 {
+							t.Fatalf("d=%d row %d: the AVX2 kernels declined %d entries", d, r, n)
+						}
+						medianPicks(a, x, r, total, pick, &ws)
+					} else {
+						rows++
+						for _, m := range ws.coll[:(d+7)/8] {
+							if m != 0 {
+								colls++
+								break
+							}
+						}
+					}
+					medianPicksGeneric(a, x, r, total, want, &wsg)
+					if !slices.Equal(pick, want) {
+						t.Fatalf("d=%d values %d row %d (nk=%d, weights %d, total %v):\ngot  %v\nwant %v",
+							d, kind, r, hi-lo, wkind[r], total, pick, want)
+					}
+					for i, p := range buf[d:] {
+						if p != -7 {
+							t.Fatalf("d=%d row %d: pick[%d] written beyond d", d, r, d+i)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("AVX2 kernels: %d of %d rows with collisions", colls, rows)
+	if colls == 0 || colls == rows {
+		t.Errorf("%d of %d rows with collisions: the test does not exercise both paths", colls, rows)
+	}
+}
+
+// medianAVX2Value draws embedding values: medianTestValue's kinds 0–4,
+// then subnormals of both signs among ±0, values whose ordered bits share
+// all but their lowest 1–6 bits (collisions at every index width), every
+// special at once (±0, ±Inf, NaNs of both signs and payloads, the largest
+// and smallest normals and subnormals), and whole columns of one value.
+func medianAVX2Value(rng *rand.Rand, kind int) float32 {
+	switch kind {
+	case 5:
+		switch rng.IntN(4) {
+		case 0:
+			return []float32{0, float32(math.Copysign(0, -1))}[rng.IntN(2)]
+		case 1:
+			return float32(rng.NormFloat64())
+		}
+		v := math.Float32frombits(uint32(1 + rng.IntN(1<<23-1)))
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		return v
+	case 6:
+		base := []uint32{0x3f800000, 0xbf400000, 0x00000040, 0x80000040}[rng.IntN(4)]
+		return math.Float32frombits(base + uint32(rng.IntN(1<<(1+rng.IntN(6)))))
+	case 7:
+		return []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+			float32(math.NaN()), math.Float32frombits(0xffffffff), math.Float32frombits(0x7f800001),
+			math.Float32frombits(0xff800001), math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32,
+			-math.SmallestNonzeroFloat32, math.Float32frombits(0x00800000), math.Float32frombits(0x807fffff),
+			1, -1}[rng.IntN(16)]
+	case 8:
+		return 0.5
+	}
+	return medianTestValue(rng, kind)
+}
+
+// medianAVX2Weight draws edge weights: medianTestWeight's kinds 0–6, then
+// some ±Inf and NaN among uniform ones, and float32 weights whose float64
+// sums round (24 significant bits spread over 2^±60).
+func medianAVX2Weight(rng *rand.Rand, kind int) float32 {
+	switch kind {
+	case 7:
+		if rng.IntN(6) == 0 {
+			return []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}[rng.IntN(3)]
+		}
+		return float32(rng.Float64())
+	case 8:
+		return float32(math.Ldexp(float64(1<<23+rng.IntN(1<<23)), rng.IntN(121)-60-23))
+	}
+	return medianTestWeight(rng, kind)
 }
 
 // TestDimMedianAsmGenerated checks that dimmedian_amd64.s is what
