@@ -20212,6 +20212,7 @@ TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $128-88
 
 a8x4group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -20280,12 +20281,13 @@ a8x4sort:
 	VMOVDQU Y3, 96(R8)
 	VMOVDQU Y4, 64(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -20297,25 +20299,29 @@ a8x4sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVUPS      (R11), Y15
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x4tail
 
 a8x4scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^4 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x4store       // every lane done before this key: its check was the last
-	VPERMPS      (R11), Y0, Y4
+	JEQ          a8x4store // every lane done before this key: its check was the last
+	VPERMPS      Y15, Y0, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
 	VCVTPS2PD    X4, Y4
@@ -20327,12 +20333,54 @@ a8x4scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPERMPS      Y15, Y2, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x4scan
+
+a8x4tail:
+	CMPQ         R15, R14
+	JGE          a8x4store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x4store // every lane done before this key: its check was the last
+	VPERMPS      Y15, Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x4store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -20397,6 +20445,7 @@ TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $128-88
 
 a8x8group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -20501,12 +20550,13 @@ a8x8sort:
 	VMOVDQU Y7, 224(R8)
 	VMOVDQU Y8, 192(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -20518,25 +20568,29 @@ a8x8sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVUPS      (R11), Y15
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x8tail
 
 a8x8scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^4 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x8store       // every lane done before this key: its check was the last
-	VPERMPS      (R11), Y0, Y4
+	JEQ          a8x8store // every lane done before this key: its check was the last
+	VPERMPS      Y15, Y0, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
 	VCVTPS2PD    X4, Y4
@@ -20548,12 +20602,54 @@ a8x8scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPERMPS      Y15, Y2, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x8scan
+
+a8x8tail:
+	CMPQ         R15, R14
+	JGE          a8x8store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x8store // every lane done before this key: its check was the last
+	VPERMPS      Y15, Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x8store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -20618,6 +20714,7 @@ TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $128-88
 
 a8x12group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -20774,12 +20871,13 @@ a8x12sort:
 	VMOVDQU Y11, 352(R8)
 	VMOVDQU Y12, 320(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -20791,28 +20889,33 @@ a8x12sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVUPS      (R11), Y15
+	VMOVUPS      32(R11), Y5
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x12tail
 
 a8x12scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^4 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x12store       // every lane done before this key: its check was the last
-	VPERMPS      0(R11), Y0, Y4
-	VPERMPS      32(R11), Y0, Y1
-	VPSLLD       $28, Y0, Y5
-	VBLENDVPS    Y5, Y1, Y4, Y4
+	JEQ          a8x12store // every lane done before this key: its check was the last
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
 	VCVTPS2PD    X4, Y4
@@ -20824,12 +20927,60 @@ a8x12scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPERMPS      Y15, Y2, Y4
+	VPERMPS      Y5, Y2, Y1
+	VPSLLD       $28, Y2, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x12scan
+
+a8x12tail:
+	CMPQ         R15, R14
+	JGE          a8x12store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x12store // every lane done before this key: its check was the last
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x12store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -20894,6 +21045,7 @@ TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $128-88
 
 a8x16group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -21104,12 +21256,13 @@ a8x16sort:
 	VMOVDQU Y14, 256(R8)
 	VMOVDQU Y15, 480(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -21121,28 +21274,33 @@ a8x16sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVUPS      (R11), Y15
+	VMOVUPS      32(R11), Y5
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x16tail
 
 a8x16scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^4 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x16store       // every lane done before this key: its check was the last
-	VPERMPS      0(R11), Y0, Y4
-	VPERMPS      32(R11), Y0, Y1
-	VPSLLD       $28, Y0, Y5
-	VBLENDVPS    Y5, Y1, Y4, Y4
+	JEQ          a8x16store // every lane done before this key: its check was the last
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
 	VCVTPS2PD    X4, Y4
@@ -21154,12 +21312,60 @@ a8x16scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPERMPS      Y15, Y2, Y4
+	VPERMPS      Y5, Y2, Y1
+	VPSLLD       $28, Y2, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x16scan
+
+a8x16tail:
+	CMPQ         R15, R14
+	JGE          a8x16store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x16store // every lane done before this key: its check was the last
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x16store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -21224,6 +21430,7 @@ TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $128-88
 
 a8x24group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -21614,12 +21821,13 @@ a8x24sort:
 	VMOVDQU Y14, 736(R8)
 	VMOVDQU Y15, 640(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -21631,29 +21839,52 @@ a8x24sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x24tail
 
 a8x24scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^5 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x24store       // every lane done before this key: its check was the last
-	VPAND        (SP), Y0, Y0 // the index
-	VMOVDQA      Y3, Y5
-	VGATHERDPS   Y5, (R11)(Y0*4), Y4
-	VCVTPS2PD    X4, Y1
-	VEXTRACTF128 $1, Y4, X4
+	JEQ          a8x24store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
@@ -21663,12 +21894,98 @@ a8x24scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	MOVL         32(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         36(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         40(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         44(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         48(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         52(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         56(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         60(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x24scan
+
+a8x24tail:
+	CMPQ         R15, R14
+	JGE          a8x24store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x24store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x24store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -21733,6 +22050,7 @@ TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $128-88
 
 a8x32group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -22317,12 +22635,13 @@ a8x32sort:
 	VMOVDQU Y14, 256(R8)
 	VMOVDQU Y15, 32(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -22334,29 +22653,52 @@ a8x32sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x32tail
 
 a8x32scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^5 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x32store       // every lane done before this key: its check was the last
-	VPAND        (SP), Y0, Y0 // the index
-	VMOVDQA      Y3, Y5
-	VGATHERDPS   Y5, (R11)(Y0*4), Y4
-	VCVTPS2PD    X4, Y1
-	VEXTRACTF128 $1, Y4, X4
+	JEQ          a8x32store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
@@ -22366,12 +22708,98 @@ a8x32scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	MOVL         32(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         36(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         40(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         44(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         48(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         52(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         56(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         60(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x32scan
+
+a8x32tail:
+	CMPQ         R15, R14
+	JGE          a8x32store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x32store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x1f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x1f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x1f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x32store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -22436,6 +22864,7 @@ TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $128-88
 
 a8x40group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -23368,12 +23797,13 @@ a8x40sort:
 	VMOVDQU Y14, 896(R8)
 	VMOVDQU Y15, 512(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -23385,29 +23815,52 @@ a8x40sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x40tail
 
 a8x40scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^6 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x40store       // every lane done before this key: its check was the last
-	VPAND        (SP), Y0, Y0 // the index
-	VMOVDQA      Y3, Y5
-	VGATHERDPS   Y5, (R11)(Y0*4), Y4
-	VCVTPS2PD    X4, Y1
-	VEXTRACTF128 $1, Y4, X4
+	JEQ          a8x40store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
@@ -23417,12 +23870,98 @@ a8x40scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	MOVL         32(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         36(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         40(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         44(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         48(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         52(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         56(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         60(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x40scan
+
+a8x40tail:
+	CMPQ         R15, R14
+	JGE          a8x40store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x40store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x40store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -23487,6 +24026,7 @@ TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $128-88
 
 a8x48group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -24637,12 +25177,13 @@ a8x48sort:
 	VMOVDQU Y14, 64(R8)
 	VMOVDQU Y15, 512(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -24654,29 +25195,52 @@ a8x48sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x48tail
 
 a8x48scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^6 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x48store       // every lane done before this key: its check was the last
-	VPAND        (SP), Y0, Y0 // the index
-	VMOVDQA      Y3, Y5
-	VGATHERDPS   Y5, (R11)(Y0*4), Y4
-	VCVTPS2PD    X4, Y1
-	VEXTRACTF128 $1, Y4, X4
+	JEQ          a8x48store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
@@ -24686,12 +25250,98 @@ a8x48scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	MOVL         32(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         36(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         40(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         44(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         48(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         52(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         56(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         60(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x48scan
+
+a8x48tail:
+	CMPQ         R15, R14
+	JGE          a8x48store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x48store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x48store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -24756,6 +25406,7 @@ TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $128-88
 
 a8x56group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -26190,12 +26841,13 @@ a8x56sort:
 	VMOVDQU Y14, 1536(R8)
 	VMOVDQU Y15, 512(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -26207,29 +26859,52 @@ a8x56sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x56tail
 
 a8x56scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^6 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x56store       // every lane done before this key: its check was the last
-	VPAND        (SP), Y0, Y0 // the index
-	VMOVDQA      Y3, Y5
-	VGATHERDPS   Y5, (R11)(Y0*4), Y4
-	VCVTPS2PD    X4, Y1
-	VEXTRACTF128 $1, Y4, X4
+	JEQ          a8x56store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
@@ -26239,12 +26914,98 @@ a8x56scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	MOVL         32(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         36(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         40(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         44(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         48(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         52(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         56(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         60(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x56scan
+
+a8x56tail:
+	CMPQ         R15, R14
+	JGE          a8x56store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x56store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x56store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -26309,6 +27070,7 @@ TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $128-88
 
 a8x64group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -28029,12 +28791,13 @@ a8x64sort:
 	VMOVDQU Y14, 512(R8)
 	VMOVDQU Y15, 1664(R8)
 
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -28046,29 +28809,52 @@ a8x64sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x64tail
 
 a8x64scan:
-	VMOVDQU      (R15), Y0
+	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
 	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^6 > nk
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x64store       // every lane done before this key: its check was the last
-	VPAND        (SP), Y0, Y0 // the index
-	VMOVDQA      Y3, Y5
-	VGATHERDPS   Y5, (R11)(Y0*4), Y4
-	VCVTPS2PD    X4, Y1
-	VEXTRACTF128 $1, Y4, X4
+	JEQ          a8x64store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
@@ -28078,12 +28864,98 @@ a8x64scan:
 	VCMPPD       $0x1d, 64(SP), Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y2
+	VPXOR        Y2, Y0, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	MOVL         32(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         36(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         40(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         44(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         48(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         52(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         56(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         60(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          a8x64scan
+
+a8x64tail:
+	CMPQ         R15, R14
+	JGE          a8x64store
+	VMOVDQU      0(R15), Y0
+	VPXOR        Y0, Y2, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x64store // every lane done before this key: its check was the last
+	MOVL         0(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X1
+	MOVL         4(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
+	MOVL         8(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
+	MOVL         12(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
+	MOVL         16(R15), AX
+	ANDL         $0x3f, AX
+	VMOVSS       (R11)(AX*4), X4
+	MOVL         20(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
+	MOVL         24(R15), AX
+	ANDL         $0x3f, AX
+	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
+	MOVL         28(R15), SI
+	ANDL         $0x3f, SI
+	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
 
 a8x64store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first

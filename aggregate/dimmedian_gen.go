@@ -647,39 +647,76 @@ func scanLoop(pre, name, lookup, v string, size int, half bool) string {
 `, pre, name, lookup, sums, v, size)
 }
 
-// avx2Lookup is the scan's weight lookup of the AVX2 kernel for n keys:
-// Y0 holds the sorted keys (entry index in the lowest bits), Y4 gets the
-// float32 weights; Y1, Y5 and Y15 are free (and 128(SP) for n > 32).
-// VPERMPS selects among eight weights by the index's lowest three bits;
-// blends on its higher bits (moved to the sign bit) select the group of
-// eight up to n ≤ 32; beyond, a gather.
-func avx2Lookup(n int, gather bool) string {
-	half := func(off int) string { // weights off/4 … off/4+15 by bits 0–3
-		return fmt.Sprintf("\tVPERMPS      %d(R11), Y0, Y4\n\tVPERMPS      %d(R11), Y0, Y1\n"+
-			"\tVPSLLD       $28, Y0, Y5\n\tVBLENDVPS    Y5, Y1, Y4, Y4\n", off, off+32)
-	}
-	quarter := func(off int) string { // weights off/4 … off/4+31 by bits 0–4
-		return half(off) + fmt.Sprintf("\tVPERMPS      %d(R11), Y0, Y1\n\tVPERMPS      %d(R11), Y0, Y15\n"+
-			"\tVBLENDVPS    Y5, Y15, Y1, Y1\n\tVPSLLD       $27, Y0, Y5\n\tVBLENDVPS    Y5, Y1, Y4, Y4\n", off+64, off+96)
-	}
+// avx2Lookup is the scan's weight lookup of the AVX2 kernel for n keys,
+// the sorted key at off(R15) and in register key: the float64
+// weights of lanes 0–3 into Y1, of lanes 4–7 into Y4 (Y13 free). Up to 16
+// keys, VPERMPS from the weights in Y15 (0–7) and Y5 (8–15), blended on
+// index bit 3 (moved to the sign bit); beyond, eight scalar loads of the
+// indices and of their weights (VGATHERDPS is several times slower).
+func avx2Lookup(n, off int, key string, mask uint32) string {
+	conv := "\tVCVTPS2PD    X4, Y1\n\tVEXTRACTF128 $1, Y4, X4\n\tVCVTPS2PD    X4, Y4\n"
 	switch {
 	case n <= 8:
-		return "\tVPERMPS      (R11), Y0, Y4\n"
+		return fmt.Sprintf("\tVPERMPS      Y15, %s, Y4\n", key) + conv
 	case n <= 16:
-		return half(0)
-	case n <= 32 && !gather:
-		return quarter(0)
-	case !gather:
-		return quarter(128) + "\tVMOVUPS      Y4, 128(SP)\n" + quarter(0) +
-			"\tVPSLLD       $26, Y0, Y5\n\tVBLENDVPS    Y5, 128(SP), Y4, Y4\n"
+		return fmt.Sprintf("\tVPERMPS      Y15, %[1]s, Y4\n\tVPERMPS      Y5, %[1]s, Y1\n"+
+			"\tVPSLLD       $28, %[1]s, Y13\n\tVBLENDVPS    Y13, Y1, Y4, Y4\n", key) + conv
 	}
-	return "\tVPAND        (SP), Y0, Y0 // the index\n\tVMOVDQA      Y3, Y5\n\tVGATHERDPS   Y5, (R11)(Y0*4), Y4\n"
+	var b strings.Builder
+	for l := range 8 {
+		reg, gpr := "X1", "AX"
+		if l >= 4 {
+			reg = "X4"
+		}
+		if l%2 == 1 {
+			gpr = "SI"
+		}
+		fmt.Fprintf(&b, "\tMOVL         %d(R15), %s\n\tANDL         $%#x, %s\n", off+4*l, gpr, mask, gpr)
+		if l%4 == 0 {
+			fmt.Fprintf(&b, "\tVMOVSS       (R11)(%s*4), %s\n", gpr, reg)
+		} else {
+			fmt.Fprintf(&b, "\tVINSERTPS    $%#x, (R11)(%s*4), %s, %s\n", (l%4)<<4, gpr, reg, reg)
+		}
+	}
+	return b.String() + "\tVCVTPS2PD    X1, Y1\n\tVCVTPS2PD    X4, Y4\n"
+}
+
+// avx2Step is one key of the AVX2 kernels' scan: the key at off(R15)
+// (into register key; prev holds its predecessor), with the exit test
+// where exit names the label to leave for.
+func avx2Step(n, off int, key, prev string, mask uint32, exit string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `	VMOVDQU      %[1]d(R15), %[2]s
+	VPXOR        %[2]s, %[3]s, Y1
+	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
+	VPMINUD      Y1, Y14, Y14
+`, off, key, prev)
+	if exit != "" {
+		fmt.Fprintf(&b, `	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          %s // every lane done before this key: its check was the last
+`, exit)
+	}
+	b.WriteString(avx2Lookup(n, off, key, mask))
+	b.WriteString(`	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+`)
+	return b.String()
 }
 
 // genAVX2 writes dimMedianAVX2xN: dimMedian8xN for CPUs with AVX2 and
 // without AVX-512 (16 Y registers, no mask registers: lane masks are
 // vectors, and the scan keeps its state in vectors, see the header).
-func genAVX2(w *bytes.Buffer, n int, gather bool) {
+func genAVX2(w *bytes.Buffer, n int) {
 	cs := network(n)
 	var body bytes.Buffer
 	loads, stores := genNetworkRegs(&body, n, cs, "Y", 32, 16, "VMOVDQU", "D")
@@ -687,9 +724,6 @@ func genAVX2(w *bytes.Buffer, n int, gather bool) {
 	b := indexBits(n)
 	mask := uint32(1)<<b - 1
 	frame := 128
-	if n > 32 && !gather {
-		frame = 160
-	}
 	r := strings.NewReplacer("{N}", fmt.Sprint(n), "{P}", pre, "{F}", fmt.Sprint(frame),
 		"{B}", fmt.Sprint(b), "{MASK}", fmt.Sprintf("%#x", mask),
 		"{C}", fmt.Sprint(len(cs)), "{LD}", fmt.Sprint(loads), "{ST}", fmt.Sprint(stores))
@@ -725,6 +759,7 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 
 {P}group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -777,12 +812,13 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 `))
 	w.Write(body.Bytes())
 	w.WriteString(r.Replace(`
-	// Scan. Y6/Y7 the sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes
-	// done (qword masks; lanes beyond the group start done), Y10/Y11 the
-	// sorted positions of their picks (a lane not done takes the current
-	// one), Y12/Y13 the current position (qwords/dwords), Y14 the first
-	// position whose key shares its prefix with its predecessor, Y2 the
-	// previous key, Y3 all ones.
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y14 the first position whose key shares
+	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
+	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -794,45 +830,39 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
-	MOVQ         R8, R15
-	XORQ         DX, DX
+`))
+	switch {
+	case n <= 8:
+		w.WriteString("\tVMOVUPS      (R11), Y15\n")
+	case n <= 16:
+		w.WriteString("\tVMOVUPS      (R11), Y15\n\tVMOVUPS      32(R11), Y5\n")
+	}
+	w.WriteString(r.Replace(`	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          {P}tail
 
 {P}scan:
-	VMOVDQU      (R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y13, Y1, Y1    // then the position, else ≥ 2^{B} > nk
-	VPMINUD      Y1, Y14, Y14
-	VMOVDQA      Y0, Y2
-	VPAND        Y9, Y8, Y1
-	VMOVMSKPD    Y1, AX
-	CMPL         AX, $15
-	JEQ          {P}store       // every lane done before this key: its check was the last
 `))
-	w.WriteString(avx2Lookup(n, gather))
-	w.WriteString(r.Replace(`	VCVTPS2PD    X4, Y1
-	VEXTRACTF128 $1, Y4, X4
-	VCVTPS2PD    X4, Y4
-	VADDPD       Y1, Y6, Y6
-	VADDPD       Y4, Y7, Y7
-	VBLENDVPD    Y8, Y10, Y12, Y10
-	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
-	VORPD        Y1, Y8, Y8
-	VORPD        Y4, Y9, Y9
-	VPSUBQ       Y3, Y12, Y12
-	VPSUBD       Y3, Y13, Y13
-	ADDQ         $32, R15
-	INCQ         DX
-	CMPQ         DX, CX
+	w.WriteString(avx2Step(n, 0, "Y0", "Y2", mask, pre+"store"))
+	w.WriteString(avx2Step(n, 32, "Y2", "Y0", mask, ""))
+	w.WriteString(r.Replace(`	ADDQ         $64, R15
+	CMPQ         R15, DX
 	JLT          {P}scan
 
-{P}store:
+{P}tail:
+	CMPQ         R15, R14
+	JGE          {P}store
+`))
+	w.WriteString(avx2Step(n, 0, "Y0", "Y2", mask, pre+"store"))
+	w.WriteString("\n")
+	w.WriteString(r.Replace(`{P}store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
 	// shared prefix is at most their successor's position.
 	VSHUFPS      $0x88, Y11, Y10, Y1
@@ -887,7 +917,6 @@ GLOBL dmIotaAVX2<>(SB), RODATA|NOPTR, $32
 
 func main() {
 	out := flag.String("o", "dimmedian_amd64.s", "output file")
-	gather := flag.Bool("gather", true, "AVX2 kernels above 32 keys: weights by VGATHERDPS, else VPERMPS and blends")
 	flag.Parse()
 	var w bytes.Buffer
 	w.WriteString(header)
@@ -902,7 +931,7 @@ func main() {
 	}
 	w.WriteString(avx2Data)
 	for _, n := range sizes {
-		genAVX2(&w, n, *gather)
+		genAVX2(&w, n)
 	}
 	if err := os.WriteFile(*out, w.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
