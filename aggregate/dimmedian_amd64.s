@@ -20181,10 +20181,269 @@ DATA dmIotaAVX2<>+16(SB)/8, $0x0000000500000004
 DATA dmIotaAVX2<>+24(SB)/8, $0x0000000700000006
 GLOBL dmIotaAVX2<>(SB), RODATA|NOPTR, $32
 
+// dmIndexAVX2: eight dwords i at 32·i (i = 0 … 63).
+DATA dmIndexAVX2<>+0(SB)/8, $0x0000000000000000
+DATA dmIndexAVX2<>+8(SB)/8, $0x0000000000000000
+DATA dmIndexAVX2<>+16(SB)/8, $0x0000000000000000
+DATA dmIndexAVX2<>+24(SB)/8, $0x0000000000000000
+DATA dmIndexAVX2<>+32(SB)/8, $0x0000000100000001
+DATA dmIndexAVX2<>+40(SB)/8, $0x0000000100000001
+DATA dmIndexAVX2<>+48(SB)/8, $0x0000000100000001
+DATA dmIndexAVX2<>+56(SB)/8, $0x0000000100000001
+DATA dmIndexAVX2<>+64(SB)/8, $0x0000000200000002
+DATA dmIndexAVX2<>+72(SB)/8, $0x0000000200000002
+DATA dmIndexAVX2<>+80(SB)/8, $0x0000000200000002
+DATA dmIndexAVX2<>+88(SB)/8, $0x0000000200000002
+DATA dmIndexAVX2<>+96(SB)/8, $0x0000000300000003
+DATA dmIndexAVX2<>+104(SB)/8, $0x0000000300000003
+DATA dmIndexAVX2<>+112(SB)/8, $0x0000000300000003
+DATA dmIndexAVX2<>+120(SB)/8, $0x0000000300000003
+DATA dmIndexAVX2<>+128(SB)/8, $0x0000000400000004
+DATA dmIndexAVX2<>+136(SB)/8, $0x0000000400000004
+DATA dmIndexAVX2<>+144(SB)/8, $0x0000000400000004
+DATA dmIndexAVX2<>+152(SB)/8, $0x0000000400000004
+DATA dmIndexAVX2<>+160(SB)/8, $0x0000000500000005
+DATA dmIndexAVX2<>+168(SB)/8, $0x0000000500000005
+DATA dmIndexAVX2<>+176(SB)/8, $0x0000000500000005
+DATA dmIndexAVX2<>+184(SB)/8, $0x0000000500000005
+DATA dmIndexAVX2<>+192(SB)/8, $0x0000000600000006
+DATA dmIndexAVX2<>+200(SB)/8, $0x0000000600000006
+DATA dmIndexAVX2<>+208(SB)/8, $0x0000000600000006
+DATA dmIndexAVX2<>+216(SB)/8, $0x0000000600000006
+DATA dmIndexAVX2<>+224(SB)/8, $0x0000000700000007
+DATA dmIndexAVX2<>+232(SB)/8, $0x0000000700000007
+DATA dmIndexAVX2<>+240(SB)/8, $0x0000000700000007
+DATA dmIndexAVX2<>+248(SB)/8, $0x0000000700000007
+DATA dmIndexAVX2<>+256(SB)/8, $0x0000000800000008
+DATA dmIndexAVX2<>+264(SB)/8, $0x0000000800000008
+DATA dmIndexAVX2<>+272(SB)/8, $0x0000000800000008
+DATA dmIndexAVX2<>+280(SB)/8, $0x0000000800000008
+DATA dmIndexAVX2<>+288(SB)/8, $0x0000000900000009
+DATA dmIndexAVX2<>+296(SB)/8, $0x0000000900000009
+DATA dmIndexAVX2<>+304(SB)/8, $0x0000000900000009
+DATA dmIndexAVX2<>+312(SB)/8, $0x0000000900000009
+DATA dmIndexAVX2<>+320(SB)/8, $0x0000000a0000000a
+DATA dmIndexAVX2<>+328(SB)/8, $0x0000000a0000000a
+DATA dmIndexAVX2<>+336(SB)/8, $0x0000000a0000000a
+DATA dmIndexAVX2<>+344(SB)/8, $0x0000000a0000000a
+DATA dmIndexAVX2<>+352(SB)/8, $0x0000000b0000000b
+DATA dmIndexAVX2<>+360(SB)/8, $0x0000000b0000000b
+DATA dmIndexAVX2<>+368(SB)/8, $0x0000000b0000000b
+DATA dmIndexAVX2<>+376(SB)/8, $0x0000000b0000000b
+DATA dmIndexAVX2<>+384(SB)/8, $0x0000000c0000000c
+DATA dmIndexAVX2<>+392(SB)/8, $0x0000000c0000000c
+DATA dmIndexAVX2<>+400(SB)/8, $0x0000000c0000000c
+DATA dmIndexAVX2<>+408(SB)/8, $0x0000000c0000000c
+DATA dmIndexAVX2<>+416(SB)/8, $0x0000000d0000000d
+DATA dmIndexAVX2<>+424(SB)/8, $0x0000000d0000000d
+DATA dmIndexAVX2<>+432(SB)/8, $0x0000000d0000000d
+DATA dmIndexAVX2<>+440(SB)/8, $0x0000000d0000000d
+DATA dmIndexAVX2<>+448(SB)/8, $0x0000000e0000000e
+DATA dmIndexAVX2<>+456(SB)/8, $0x0000000e0000000e
+DATA dmIndexAVX2<>+464(SB)/8, $0x0000000e0000000e
+DATA dmIndexAVX2<>+472(SB)/8, $0x0000000e0000000e
+DATA dmIndexAVX2<>+480(SB)/8, $0x0000000f0000000f
+DATA dmIndexAVX2<>+488(SB)/8, $0x0000000f0000000f
+DATA dmIndexAVX2<>+496(SB)/8, $0x0000000f0000000f
+DATA dmIndexAVX2<>+504(SB)/8, $0x0000000f0000000f
+DATA dmIndexAVX2<>+512(SB)/8, $0x0000001000000010
+DATA dmIndexAVX2<>+520(SB)/8, $0x0000001000000010
+DATA dmIndexAVX2<>+528(SB)/8, $0x0000001000000010
+DATA dmIndexAVX2<>+536(SB)/8, $0x0000001000000010
+DATA dmIndexAVX2<>+544(SB)/8, $0x0000001100000011
+DATA dmIndexAVX2<>+552(SB)/8, $0x0000001100000011
+DATA dmIndexAVX2<>+560(SB)/8, $0x0000001100000011
+DATA dmIndexAVX2<>+568(SB)/8, $0x0000001100000011
+DATA dmIndexAVX2<>+576(SB)/8, $0x0000001200000012
+DATA dmIndexAVX2<>+584(SB)/8, $0x0000001200000012
+DATA dmIndexAVX2<>+592(SB)/8, $0x0000001200000012
+DATA dmIndexAVX2<>+600(SB)/8, $0x0000001200000012
+DATA dmIndexAVX2<>+608(SB)/8, $0x0000001300000013
+DATA dmIndexAVX2<>+616(SB)/8, $0x0000001300000013
+DATA dmIndexAVX2<>+624(SB)/8, $0x0000001300000013
+DATA dmIndexAVX2<>+632(SB)/8, $0x0000001300000013
+DATA dmIndexAVX2<>+640(SB)/8, $0x0000001400000014
+DATA dmIndexAVX2<>+648(SB)/8, $0x0000001400000014
+DATA dmIndexAVX2<>+656(SB)/8, $0x0000001400000014
+DATA dmIndexAVX2<>+664(SB)/8, $0x0000001400000014
+DATA dmIndexAVX2<>+672(SB)/8, $0x0000001500000015
+DATA dmIndexAVX2<>+680(SB)/8, $0x0000001500000015
+DATA dmIndexAVX2<>+688(SB)/8, $0x0000001500000015
+DATA dmIndexAVX2<>+696(SB)/8, $0x0000001500000015
+DATA dmIndexAVX2<>+704(SB)/8, $0x0000001600000016
+DATA dmIndexAVX2<>+712(SB)/8, $0x0000001600000016
+DATA dmIndexAVX2<>+720(SB)/8, $0x0000001600000016
+DATA dmIndexAVX2<>+728(SB)/8, $0x0000001600000016
+DATA dmIndexAVX2<>+736(SB)/8, $0x0000001700000017
+DATA dmIndexAVX2<>+744(SB)/8, $0x0000001700000017
+DATA dmIndexAVX2<>+752(SB)/8, $0x0000001700000017
+DATA dmIndexAVX2<>+760(SB)/8, $0x0000001700000017
+DATA dmIndexAVX2<>+768(SB)/8, $0x0000001800000018
+DATA dmIndexAVX2<>+776(SB)/8, $0x0000001800000018
+DATA dmIndexAVX2<>+784(SB)/8, $0x0000001800000018
+DATA dmIndexAVX2<>+792(SB)/8, $0x0000001800000018
+DATA dmIndexAVX2<>+800(SB)/8, $0x0000001900000019
+DATA dmIndexAVX2<>+808(SB)/8, $0x0000001900000019
+DATA dmIndexAVX2<>+816(SB)/8, $0x0000001900000019
+DATA dmIndexAVX2<>+824(SB)/8, $0x0000001900000019
+DATA dmIndexAVX2<>+832(SB)/8, $0x0000001a0000001a
+DATA dmIndexAVX2<>+840(SB)/8, $0x0000001a0000001a
+DATA dmIndexAVX2<>+848(SB)/8, $0x0000001a0000001a
+DATA dmIndexAVX2<>+856(SB)/8, $0x0000001a0000001a
+DATA dmIndexAVX2<>+864(SB)/8, $0x0000001b0000001b
+DATA dmIndexAVX2<>+872(SB)/8, $0x0000001b0000001b
+DATA dmIndexAVX2<>+880(SB)/8, $0x0000001b0000001b
+DATA dmIndexAVX2<>+888(SB)/8, $0x0000001b0000001b
+DATA dmIndexAVX2<>+896(SB)/8, $0x0000001c0000001c
+DATA dmIndexAVX2<>+904(SB)/8, $0x0000001c0000001c
+DATA dmIndexAVX2<>+912(SB)/8, $0x0000001c0000001c
+DATA dmIndexAVX2<>+920(SB)/8, $0x0000001c0000001c
+DATA dmIndexAVX2<>+928(SB)/8, $0x0000001d0000001d
+DATA dmIndexAVX2<>+936(SB)/8, $0x0000001d0000001d
+DATA dmIndexAVX2<>+944(SB)/8, $0x0000001d0000001d
+DATA dmIndexAVX2<>+952(SB)/8, $0x0000001d0000001d
+DATA dmIndexAVX2<>+960(SB)/8, $0x0000001e0000001e
+DATA dmIndexAVX2<>+968(SB)/8, $0x0000001e0000001e
+DATA dmIndexAVX2<>+976(SB)/8, $0x0000001e0000001e
+DATA dmIndexAVX2<>+984(SB)/8, $0x0000001e0000001e
+DATA dmIndexAVX2<>+992(SB)/8, $0x0000001f0000001f
+DATA dmIndexAVX2<>+1000(SB)/8, $0x0000001f0000001f
+DATA dmIndexAVX2<>+1008(SB)/8, $0x0000001f0000001f
+DATA dmIndexAVX2<>+1016(SB)/8, $0x0000001f0000001f
+DATA dmIndexAVX2<>+1024(SB)/8, $0x0000002000000020
+DATA dmIndexAVX2<>+1032(SB)/8, $0x0000002000000020
+DATA dmIndexAVX2<>+1040(SB)/8, $0x0000002000000020
+DATA dmIndexAVX2<>+1048(SB)/8, $0x0000002000000020
+DATA dmIndexAVX2<>+1056(SB)/8, $0x0000002100000021
+DATA dmIndexAVX2<>+1064(SB)/8, $0x0000002100000021
+DATA dmIndexAVX2<>+1072(SB)/8, $0x0000002100000021
+DATA dmIndexAVX2<>+1080(SB)/8, $0x0000002100000021
+DATA dmIndexAVX2<>+1088(SB)/8, $0x0000002200000022
+DATA dmIndexAVX2<>+1096(SB)/8, $0x0000002200000022
+DATA dmIndexAVX2<>+1104(SB)/8, $0x0000002200000022
+DATA dmIndexAVX2<>+1112(SB)/8, $0x0000002200000022
+DATA dmIndexAVX2<>+1120(SB)/8, $0x0000002300000023
+DATA dmIndexAVX2<>+1128(SB)/8, $0x0000002300000023
+DATA dmIndexAVX2<>+1136(SB)/8, $0x0000002300000023
+DATA dmIndexAVX2<>+1144(SB)/8, $0x0000002300000023
+DATA dmIndexAVX2<>+1152(SB)/8, $0x0000002400000024
+DATA dmIndexAVX2<>+1160(SB)/8, $0x0000002400000024
+DATA dmIndexAVX2<>+1168(SB)/8, $0x0000002400000024
+DATA dmIndexAVX2<>+1176(SB)/8, $0x0000002400000024
+DATA dmIndexAVX2<>+1184(SB)/8, $0x0000002500000025
+DATA dmIndexAVX2<>+1192(SB)/8, $0x0000002500000025
+DATA dmIndexAVX2<>+1200(SB)/8, $0x0000002500000025
+DATA dmIndexAVX2<>+1208(SB)/8, $0x0000002500000025
+DATA dmIndexAVX2<>+1216(SB)/8, $0x0000002600000026
+DATA dmIndexAVX2<>+1224(SB)/8, $0x0000002600000026
+DATA dmIndexAVX2<>+1232(SB)/8, $0x0000002600000026
+DATA dmIndexAVX2<>+1240(SB)/8, $0x0000002600000026
+DATA dmIndexAVX2<>+1248(SB)/8, $0x0000002700000027
+DATA dmIndexAVX2<>+1256(SB)/8, $0x0000002700000027
+DATA dmIndexAVX2<>+1264(SB)/8, $0x0000002700000027
+DATA dmIndexAVX2<>+1272(SB)/8, $0x0000002700000027
+DATA dmIndexAVX2<>+1280(SB)/8, $0x0000002800000028
+DATA dmIndexAVX2<>+1288(SB)/8, $0x0000002800000028
+DATA dmIndexAVX2<>+1296(SB)/8, $0x0000002800000028
+DATA dmIndexAVX2<>+1304(SB)/8, $0x0000002800000028
+DATA dmIndexAVX2<>+1312(SB)/8, $0x0000002900000029
+DATA dmIndexAVX2<>+1320(SB)/8, $0x0000002900000029
+DATA dmIndexAVX2<>+1328(SB)/8, $0x0000002900000029
+DATA dmIndexAVX2<>+1336(SB)/8, $0x0000002900000029
+DATA dmIndexAVX2<>+1344(SB)/8, $0x0000002a0000002a
+DATA dmIndexAVX2<>+1352(SB)/8, $0x0000002a0000002a
+DATA dmIndexAVX2<>+1360(SB)/8, $0x0000002a0000002a
+DATA dmIndexAVX2<>+1368(SB)/8, $0x0000002a0000002a
+DATA dmIndexAVX2<>+1376(SB)/8, $0x0000002b0000002b
+DATA dmIndexAVX2<>+1384(SB)/8, $0x0000002b0000002b
+DATA dmIndexAVX2<>+1392(SB)/8, $0x0000002b0000002b
+DATA dmIndexAVX2<>+1400(SB)/8, $0x0000002b0000002b
+DATA dmIndexAVX2<>+1408(SB)/8, $0x0000002c0000002c
+DATA dmIndexAVX2<>+1416(SB)/8, $0x0000002c0000002c
+DATA dmIndexAVX2<>+1424(SB)/8, $0x0000002c0000002c
+DATA dmIndexAVX2<>+1432(SB)/8, $0x0000002c0000002c
+DATA dmIndexAVX2<>+1440(SB)/8, $0x0000002d0000002d
+DATA dmIndexAVX2<>+1448(SB)/8, $0x0000002d0000002d
+DATA dmIndexAVX2<>+1456(SB)/8, $0x0000002d0000002d
+DATA dmIndexAVX2<>+1464(SB)/8, $0x0000002d0000002d
+DATA dmIndexAVX2<>+1472(SB)/8, $0x0000002e0000002e
+DATA dmIndexAVX2<>+1480(SB)/8, $0x0000002e0000002e
+DATA dmIndexAVX2<>+1488(SB)/8, $0x0000002e0000002e
+DATA dmIndexAVX2<>+1496(SB)/8, $0x0000002e0000002e
+DATA dmIndexAVX2<>+1504(SB)/8, $0x0000002f0000002f
+DATA dmIndexAVX2<>+1512(SB)/8, $0x0000002f0000002f
+DATA dmIndexAVX2<>+1520(SB)/8, $0x0000002f0000002f
+DATA dmIndexAVX2<>+1528(SB)/8, $0x0000002f0000002f
+DATA dmIndexAVX2<>+1536(SB)/8, $0x0000003000000030
+DATA dmIndexAVX2<>+1544(SB)/8, $0x0000003000000030
+DATA dmIndexAVX2<>+1552(SB)/8, $0x0000003000000030
+DATA dmIndexAVX2<>+1560(SB)/8, $0x0000003000000030
+DATA dmIndexAVX2<>+1568(SB)/8, $0x0000003100000031
+DATA dmIndexAVX2<>+1576(SB)/8, $0x0000003100000031
+DATA dmIndexAVX2<>+1584(SB)/8, $0x0000003100000031
+DATA dmIndexAVX2<>+1592(SB)/8, $0x0000003100000031
+DATA dmIndexAVX2<>+1600(SB)/8, $0x0000003200000032
+DATA dmIndexAVX2<>+1608(SB)/8, $0x0000003200000032
+DATA dmIndexAVX2<>+1616(SB)/8, $0x0000003200000032
+DATA dmIndexAVX2<>+1624(SB)/8, $0x0000003200000032
+DATA dmIndexAVX2<>+1632(SB)/8, $0x0000003300000033
+DATA dmIndexAVX2<>+1640(SB)/8, $0x0000003300000033
+DATA dmIndexAVX2<>+1648(SB)/8, $0x0000003300000033
+DATA dmIndexAVX2<>+1656(SB)/8, $0x0000003300000033
+DATA dmIndexAVX2<>+1664(SB)/8, $0x0000003400000034
+DATA dmIndexAVX2<>+1672(SB)/8, $0x0000003400000034
+DATA dmIndexAVX2<>+1680(SB)/8, $0x0000003400000034
+DATA dmIndexAVX2<>+1688(SB)/8, $0x0000003400000034
+DATA dmIndexAVX2<>+1696(SB)/8, $0x0000003500000035
+DATA dmIndexAVX2<>+1704(SB)/8, $0x0000003500000035
+DATA dmIndexAVX2<>+1712(SB)/8, $0x0000003500000035
+DATA dmIndexAVX2<>+1720(SB)/8, $0x0000003500000035
+DATA dmIndexAVX2<>+1728(SB)/8, $0x0000003600000036
+DATA dmIndexAVX2<>+1736(SB)/8, $0x0000003600000036
+DATA dmIndexAVX2<>+1744(SB)/8, $0x0000003600000036
+DATA dmIndexAVX2<>+1752(SB)/8, $0x0000003600000036
+DATA dmIndexAVX2<>+1760(SB)/8, $0x0000003700000037
+DATA dmIndexAVX2<>+1768(SB)/8, $0x0000003700000037
+DATA dmIndexAVX2<>+1776(SB)/8, $0x0000003700000037
+DATA dmIndexAVX2<>+1784(SB)/8, $0x0000003700000037
+DATA dmIndexAVX2<>+1792(SB)/8, $0x0000003800000038
+DATA dmIndexAVX2<>+1800(SB)/8, $0x0000003800000038
+DATA dmIndexAVX2<>+1808(SB)/8, $0x0000003800000038
+DATA dmIndexAVX2<>+1816(SB)/8, $0x0000003800000038
+DATA dmIndexAVX2<>+1824(SB)/8, $0x0000003900000039
+DATA dmIndexAVX2<>+1832(SB)/8, $0x0000003900000039
+DATA dmIndexAVX2<>+1840(SB)/8, $0x0000003900000039
+DATA dmIndexAVX2<>+1848(SB)/8, $0x0000003900000039
+DATA dmIndexAVX2<>+1856(SB)/8, $0x0000003a0000003a
+DATA dmIndexAVX2<>+1864(SB)/8, $0x0000003a0000003a
+DATA dmIndexAVX2<>+1872(SB)/8, $0x0000003a0000003a
+DATA dmIndexAVX2<>+1880(SB)/8, $0x0000003a0000003a
+DATA dmIndexAVX2<>+1888(SB)/8, $0x0000003b0000003b
+DATA dmIndexAVX2<>+1896(SB)/8, $0x0000003b0000003b
+DATA dmIndexAVX2<>+1904(SB)/8, $0x0000003b0000003b
+DATA dmIndexAVX2<>+1912(SB)/8, $0x0000003b0000003b
+DATA dmIndexAVX2<>+1920(SB)/8, $0x0000003c0000003c
+DATA dmIndexAVX2<>+1928(SB)/8, $0x0000003c0000003c
+DATA dmIndexAVX2<>+1936(SB)/8, $0x0000003c0000003c
+DATA dmIndexAVX2<>+1944(SB)/8, $0x0000003c0000003c
+DATA dmIndexAVX2<>+1952(SB)/8, $0x0000003d0000003d
+DATA dmIndexAVX2<>+1960(SB)/8, $0x0000003d0000003d
+DATA dmIndexAVX2<>+1968(SB)/8, $0x0000003d0000003d
+DATA dmIndexAVX2<>+1976(SB)/8, $0x0000003d0000003d
+DATA dmIndexAVX2<>+1984(SB)/8, $0x0000003e0000003e
+DATA dmIndexAVX2<>+1992(SB)/8, $0x0000003e0000003e
+DATA dmIndexAVX2<>+2000(SB)/8, $0x0000003e0000003e
+DATA dmIndexAVX2<>+2008(SB)/8, $0x0000003e0000003e
+DATA dmIndexAVX2<>+2016(SB)/8, $0x0000003f0000003f
+DATA dmIndexAVX2<>+2024(SB)/8, $0x0000003f0000003f
+DATA dmIndexAVX2<>+2032(SB)/8, $0x0000003f0000003f
+DATA dmIndexAVX2<>+2040(SB)/8, $0x0000003f0000003f
+GLOBL dmIndexAVX2<>(SB), RODATA|NOPTR, $2048
+
 // func dimMedianAVX2x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 5 comparators, 4 key loads and 4 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -20196,7 +20455,10 @@ TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^4] at j = 0 … 255).
 	MOVL         $0xf, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -20206,13 +20468,14 @@ TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x4done
 
 a8x4group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -20223,42 +20486,99 @@ a8x4group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 4 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 4 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x4key1
 
-a8x4key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x4key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x4key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x4key4
+	CMPQ       R15, DX
+	JGE        a8x4keyed
 
+a8x4key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x4key1
+
+a8x4keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $4
-	JGE  a8x4sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     128(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x4sort
 
 a8x4pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $4
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x4pad
 
 a8x4sort:
@@ -20417,7 +20737,7 @@ a8x4done:
 // func dimMedianAVX2x8(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 19 comparators, 8 key loads and 8 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -20429,7 +20749,10 @@ TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^4] at j = 0 … 255).
 	MOVL         $0xf, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -20439,13 +20762,14 @@ TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x8done
 
 a8x8group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -20456,42 +20780,99 @@ a8x8group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 4 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 4 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x8key1
 
-a8x8key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x8key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x8key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x8key4
+	CMPQ       R15, DX
+	JGE        a8x8keyed
 
+a8x8key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x8key1
+
+a8x8keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $8
-	JGE  a8x8sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     256(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x8sort
 
 a8x8pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $8
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x8pad
 
 a8x8sort:
@@ -20686,7 +21067,7 @@ a8x8done:
 // func dimMedianAVX2x12(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 41 comparators, 12 key loads and 12 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -20698,7 +21079,10 @@ TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^4] at j = 0 … 255).
 	MOVL         $0xf, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -20708,13 +21092,14 @@ TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x12done
 
 a8x12group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -20725,42 +21110,99 @@ a8x12group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 4 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 4 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x12key1
 
-a8x12key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x12key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x12key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x12key4
+	CMPQ       R15, DX
+	JGE        a8x12keyed
 
+a8x12key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x12key1
+
+a8x12keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $12
-	JGE  a8x12sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     384(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x12sort
 
 a8x12pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $12
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x12pad
 
 a8x12sort:
@@ -21017,7 +21459,7 @@ a8x12done:
 // func dimMedianAVX2x16(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 63 comparators, 17 key loads and 17 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -21029,7 +21471,10 @@ TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^4] at j = 0 … 255).
 	MOVL         $0xf, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -21039,13 +21484,14 @@ TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x16done
 
 a8x16group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -21056,42 +21502,99 @@ a8x16group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 4 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 4 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x16key1
 
-a8x16key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x16key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x16key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x16key4
+	CMPQ       R15, DX
+	JGE        a8x16keyed
 
+a8x16key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x16key1
+
+a8x16keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $16
-	JGE  a8x16sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     512(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x16sort
 
 a8x16pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $16
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x16pad
 
 a8x16sort:
@@ -21402,7 +21905,7 @@ a8x16done:
 // func dimMedianAVX2x24(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 127 comparators, 43 key loads and 43 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -21414,7 +21917,10 @@ TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^5] at j = 0 … 255).
 	MOVL         $0x1f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -21424,13 +21930,50 @@ TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y0, 2176(R8)
+	VMOVUPS      Y1, 2208(R8)
+	VMOVUPS      Y2, 2240(R8)
+	VMOVUPS      Y3, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y0, 2432(R8)
+	VMOVUPS      Y1, 2464(R8)
+	VMOVUPS      Y2, 2496(R8)
+	VMOVUPS      Y3, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y0, 2688(R8)
+	VMOVUPS      Y1, 2720(R8)
+	VMOVUPS      Y2, 2752(R8)
+	VMOVUPS      Y3, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y0, 2944(R8)
+	VMOVUPS      Y1, 2976(R8)
+	VMOVUPS      Y2, 3008(R8)
+	VMOVUPS      Y3, 3040(R8)
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x24done
 
 a8x24group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -21441,42 +21984,99 @@ a8x24group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 5 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 5 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x24key1
 
-a8x24key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x24key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x24key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x24key4
+	CMPQ       R15, DX
+	JGE        a8x24keyed
 
+a8x24key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x24key1
+
+a8x24keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $24
-	JGE  a8x24sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     768(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x24sort
 
 a8x24pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $24
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x24pad
 
 a8x24sort:
@@ -21842,6 +22442,8 @@ a8x24sort:
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
 	MOVQ         CX, R14
 	SHLQ         $5, R14
@@ -21853,85 +22455,69 @@ a8x24sort:
 a8x24scan:
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x24store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
 	VMOVDQU      32(R15), Y2
 	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	MOVL         32(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         36(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         40(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         44(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         48(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         52(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         56(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         60(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -21944,45 +22530,37 @@ a8x24tail:
 	JGE          a8x24store
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x24store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -22022,7 +22600,7 @@ a8x24done:
 // func dimMedianAVX2x32(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 191 comparators, 76 key loads and 76 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -22034,7 +22612,10 @@ TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^5] at j = 0 … 255).
 	MOVL         $0x1f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -22044,13 +22625,50 @@ TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y0, 2176(R8)
+	VMOVUPS      Y1, 2208(R8)
+	VMOVUPS      Y2, 2240(R8)
+	VMOVUPS      Y3, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y0, 2432(R8)
+	VMOVUPS      Y1, 2464(R8)
+	VMOVUPS      Y2, 2496(R8)
+	VMOVUPS      Y3, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y0, 2688(R8)
+	VMOVUPS      Y1, 2720(R8)
+	VMOVUPS      Y2, 2752(R8)
+	VMOVUPS      Y3, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y0, 2944(R8)
+	VMOVUPS      Y1, 2976(R8)
+	VMOVUPS      Y2, 3008(R8)
+	VMOVUPS      Y3, 3040(R8)
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x32done
 
 a8x32group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -22061,42 +22679,99 @@ a8x32group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 5 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 5 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x32key1
 
-a8x32key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x32key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x32key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x32key4
+	CMPQ       R15, DX
+	JGE        a8x32keyed
 
+a8x32key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x32key1
+
+a8x32keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $32
-	JGE  a8x32sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     1024(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x32sort
 
 a8x32pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $32
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x32pad
 
 a8x32sort:
@@ -22656,6 +23331,8 @@ a8x32sort:
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
 	MOVQ         CX, R14
 	SHLQ         $5, R14
@@ -22667,85 +23344,69 @@ a8x32sort:
 a8x32scan:
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x32store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
 	VMOVDQU      32(R15), Y2
 	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	MOVL         32(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         36(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         40(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         44(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         48(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         52(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         56(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         60(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -22758,45 +23419,37 @@ a8x32tail:
 	JGE          a8x32store
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x32store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x1f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x1f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x1f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -22836,7 +23489,7 @@ a8x32done:
 // func dimMedianAVX2x40(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 295 comparators, 146 key loads and 146 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -22848,7 +23501,10 @@ TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^6] at j = 0 … 255).
 	MOVL         $0x3f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -22858,13 +23514,54 @@ TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      128(R11), Y4
+	VMOVUPS      160(R11), Y5
+	VMOVUPS      192(R11), Y6
+	VMOVUPS      224(R11), Y7
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y4, 2176(R8)
+	VMOVUPS      Y5, 2208(R8)
+	VMOVUPS      Y6, 2240(R8)
+	VMOVUPS      Y7, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y4, 2432(R8)
+	VMOVUPS      Y5, 2464(R8)
+	VMOVUPS      Y6, 2496(R8)
+	VMOVUPS      Y7, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y4, 2688(R8)
+	VMOVUPS      Y5, 2720(R8)
+	VMOVUPS      Y6, 2752(R8)
+	VMOVUPS      Y7, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y4, 2944(R8)
+	VMOVUPS      Y5, 2976(R8)
+	VMOVUPS      Y6, 3008(R8)
+	VMOVUPS      Y7, 3040(R8)
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x40done
 
 a8x40group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -22875,42 +23572,99 @@ a8x40group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 6 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 6 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x40key1
 
-a8x40key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x40key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x40key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x40key4
+	CMPQ       R15, DX
+	JGE        a8x40keyed
 
+a8x40key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x40key1
+
+a8x40keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $40
-	JGE  a8x40sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     1280(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x40sort
 
 a8x40pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $40
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x40pad
 
 a8x40sort:
@@ -23818,6 +24572,8 @@ a8x40sort:
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
 	MOVQ         CX, R14
 	SHLQ         $5, R14
@@ -23829,85 +24585,69 @@ a8x40sort:
 a8x40scan:
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x40store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
 	VMOVDQU      32(R15), Y2
 	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	MOVL         32(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         36(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         40(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         44(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         48(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         52(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         56(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         60(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -23920,45 +24660,37 @@ a8x40tail:
 	JGE          a8x40store
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x40store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -23998,7 +24730,7 @@ a8x40done:
 // func dimMedianAVX2x48(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 367 comparators, 183 key loads and 183 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -24010,7 +24742,10 @@ TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^6] at j = 0 … 255).
 	MOVL         $0x3f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -24020,13 +24755,54 @@ TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      128(R11), Y4
+	VMOVUPS      160(R11), Y5
+	VMOVUPS      192(R11), Y6
+	VMOVUPS      224(R11), Y7
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y4, 2176(R8)
+	VMOVUPS      Y5, 2208(R8)
+	VMOVUPS      Y6, 2240(R8)
+	VMOVUPS      Y7, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y4, 2432(R8)
+	VMOVUPS      Y5, 2464(R8)
+	VMOVUPS      Y6, 2496(R8)
+	VMOVUPS      Y7, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y4, 2688(R8)
+	VMOVUPS      Y5, 2720(R8)
+	VMOVUPS      Y6, 2752(R8)
+	VMOVUPS      Y7, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y4, 2944(R8)
+	VMOVUPS      Y5, 2976(R8)
+	VMOVUPS      Y6, 3008(R8)
+	VMOVUPS      Y7, 3040(R8)
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x48done
 
 a8x48group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -24037,42 +24813,99 @@ a8x48group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 6 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 6 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x48key1
 
-a8x48key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x48key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x48key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x48key4
+	CMPQ       R15, DX
+	JGE        a8x48keyed
 
+a8x48key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x48key1
+
+a8x48keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $48
-	JGE  a8x48sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     1536(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x48sort
 
 a8x48pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $48
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x48pad
 
 a8x48sort:
@@ -25198,6 +26031,8 @@ a8x48sort:
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
 	MOVQ         CX, R14
 	SHLQ         $5, R14
@@ -25209,85 +26044,69 @@ a8x48sort:
 a8x48scan:
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x48store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
 	VMOVDQU      32(R15), Y2
 	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	MOVL         32(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         36(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         40(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         44(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         48(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         52(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         56(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         60(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -25300,45 +26119,37 @@ a8x48tail:
 	JGE          a8x48store
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x48store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -25378,7 +26189,7 @@ a8x48done:
 // func dimMedianAVX2x56(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 459 comparators, 233 key loads and 233 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -25390,7 +26201,10 @@ TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^6] at j = 0 … 255).
 	MOVL         $0x3f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -25400,13 +26214,54 @@ TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      128(R11), Y4
+	VMOVUPS      160(R11), Y5
+	VMOVUPS      192(R11), Y6
+	VMOVUPS      224(R11), Y7
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y4, 2176(R8)
+	VMOVUPS      Y5, 2208(R8)
+	VMOVUPS      Y6, 2240(R8)
+	VMOVUPS      Y7, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y4, 2432(R8)
+	VMOVUPS      Y5, 2464(R8)
+	VMOVUPS      Y6, 2496(R8)
+	VMOVUPS      Y7, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y4, 2688(R8)
+	VMOVUPS      Y5, 2720(R8)
+	VMOVUPS      Y6, 2752(R8)
+	VMOVUPS      Y7, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y4, 2944(R8)
+	VMOVUPS      Y5, 2976(R8)
+	VMOVUPS      Y6, 3008(R8)
+	VMOVUPS      Y7, 3040(R8)
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x56done
 
 a8x56group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -25417,42 +26272,99 @@ a8x56group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 6 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 6 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x56key1
 
-a8x56key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x56key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x56key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x56key4
+	CMPQ       R15, DX
+	JGE        a8x56keyed
 
+a8x56key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x56key1
+
+a8x56keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $56
-	JGE  a8x56sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     1792(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x56sort
 
 a8x56pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $56
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x56pad
 
 a8x56sort:
@@ -26862,6 +27774,8 @@ a8x56sort:
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
 	MOVQ         CX, R14
 	SHLQ         $5, R14
@@ -26873,85 +27787,69 @@ a8x56sort:
 a8x56scan:
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x56store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
 	VMOVDQU      32(R15), Y2
 	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	MOVL         32(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         36(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         40(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         44(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         48(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         52(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         56(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         60(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -26964,45 +27862,37 @@ a8x56tail:
 	JGE          a8x56store
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x56store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -27042,7 +27932,7 @@ a8x56done:
 // func dimMedianAVX2x64(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 543 comparators, 292 key loads and 292 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $128-88
+TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $136-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -27054,7 +27944,10 @@ TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $128-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^6] at j = 0 … 255).
 	MOVL         $0x3f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -27064,13 +27957,54 @@ TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $128-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      128(R11), Y4
+	VMOVUPS      160(R11), Y5
+	VMOVUPS      192(R11), Y6
+	VMOVUPS      224(R11), Y7
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y4, 2176(R8)
+	VMOVUPS      Y5, 2208(R8)
+	VMOVUPS      Y6, 2240(R8)
+	VMOVUPS      Y7, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y4, 2432(R8)
+	VMOVUPS      Y5, 2464(R8)
+	VMOVUPS      Y6, 2496(R8)
+	VMOVUPS      Y7, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y4, 2688(R8)
+	VMOVUPS      Y5, 2720(R8)
+	VMOVUPS      Y6, 2752(R8)
+	VMOVUPS      Y7, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y4, 2944(R8)
+	VMOVUPS      Y5, 2976(R8)
+	VMOVUPS      Y6, 3008(R8)
+	VMOVUPS      Y7, 3040(R8)
+
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          a8x64done
 
 a8x64group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -27081,42 +28015,99 @@ a8x64group:
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest 6 replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 6 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x64key1
 
-a8x64key:
-	MOVLQSX    (R10)(DX*4), AX
+a8x64key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        a8x64key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x64key4
+	CMPQ       R15, DX
+	JGE        a8x64keyed
 
+a8x64key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x64key1
+
+a8x64keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, $64
-	JGE  a8x64sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     2048(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x64sort
 
 a8x64pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, $64
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     a8x64pad
 
 a8x64sort:
@@ -28812,6 +29803,8 @@ a8x64sort:
 	VMOVDQA      Y3, Y14
 	VMOVDQU      (R8), Y2
 	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
 	MOVQ         CX, R14
 	SHLQ         $5, R14
@@ -28823,85 +29816,69 @@ a8x64sort:
 a8x64scan:
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x64store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
 	VMOVDQU      32(R15), Y2
 	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-	MOVL         32(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         36(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         40(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         44(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         48(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         52(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         56(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         60(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
@@ -28914,45 +29891,37 @@ a8x64tail:
 	JGE          a8x64store
 	VMOVDQU      0(R15), Y0
 	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
 	JEQ          a8x64store // every lane done before this key: its check was the last
-	MOVL         0(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X1
-	MOVL         4(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X1, X1
-	MOVL         8(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X1, X1
-	MOVL         12(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X1, X1
-	MOVL         16(R15), AX
-	ANDL         $0x3f, AX
-	VMOVSS       (R11)(AX*4), X4
-	MOVL         20(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x10, (R11)(SI*4), X4, X4
-	MOVL         24(R15), AX
-	ANDL         $0x3f, AX
-	VINSERTPS    $0x20, (R11)(AX*4), X4, X4
-	MOVL         28(R15), SI
-	ANDL         $0x3f, SI
-	VINSERTPS    $0x30, (R11)(SI*4), X4, X4
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
 	VCVTPS2PD    X1, Y1
 	VCVTPS2PD    X4, Y4
 	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12

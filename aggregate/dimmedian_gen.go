@@ -648,12 +648,13 @@ func scanLoop(pre, name, lookup, v string, size int, half bool) string {
 }
 
 // avx2Lookup is the scan's weight lookup of the AVX2 kernel for n keys,
-// the sorted key at off(R15) and in register key: the float64
-// weights of lanes 0–3 into Y1, of lanes 4–7 into Y4 (Y13 free). Up to 16
-// keys, VPERMPS from the weights in Y15 (0–7) and Y5 (8–15), blended on
+// the sorted key at off(R15) and in register key: the float64 weights of
+// lanes 0–3 into Y1, of lanes 4–7 into Y4 (Y13 free up to 16 keys). Up to
+// 16 keys, VPERMPS from the weights in Y15 (0–7) and Y5 (8–15), blended on
 // index bit 3 (moved to the sign bit); beyond, eight scalar loads of the
-// indices and of their weights (VGATHERDPS is several times slower).
-func avx2Lookup(n, off int, key string, mask uint32) string {
+// keys' lowest bytes and of their weights from the table at 2048(R8)
+// (VGATHERDPS is several times slower).
+func avx2Lookup(n, off int, key string) string {
 	conv := "\tVCVTPS2PD    X4, Y1\n\tVEXTRACTF128 $1, Y4, X4\n\tVCVTPS2PD    X4, Y4\n"
 	switch {
 	case n <= 8:
@@ -671,11 +672,11 @@ func avx2Lookup(n, off int, key string, mask uint32) string {
 		if l%2 == 1 {
 			gpr = "SI"
 		}
-		fmt.Fprintf(&b, "\tMOVL         %d(R15), %s\n\tANDL         $%#x, %s\n", off+4*l, gpr, mask, gpr)
+		fmt.Fprintf(&b, "\tMOVBLZX      %d(R15), %s\n", off+4*l, gpr)
 		if l%4 == 0 {
-			fmt.Fprintf(&b, "\tVMOVSS       (R11)(%s*4), %s\n", gpr, reg)
+			fmt.Fprintf(&b, "\tVMOVSS       2048(R8)(%s*4), %s\n", gpr, reg)
 		} else {
-			fmt.Fprintf(&b, "\tVINSERTPS    $%#x, (R11)(%s*4), %s, %s\n", (l%4)<<4, gpr, reg, reg)
+			fmt.Fprintf(&b, "\tVINSERTPS    $%#x, 2048(R8)(%s*4), %s, %s\n", (l%4)<<4, gpr, reg, reg)
 		}
 	}
 	return b.String() + "\tVCVTPS2PD    X1, Y1\n\tVCVTPS2PD    X4, Y4\n"
@@ -683,15 +684,20 @@ func avx2Lookup(n, off int, key string, mask uint32) string {
 
 // avx2Step is one key of the AVX2 kernels' scan: the key at off(R15)
 // (into register key; prev holds its predecessor), with the exit test
-// where exit names the label to leave for.
-func avx2Step(n, off int, key, prev string, mask uint32, exit string) string {
+// where exit names the label to leave for. Above 16 keys, the prefix mask
+// and the target are in Y13 and Y15, else at 32(SP) and 64(SP).
+func avx2Step(n, off int, key, prev string, exit string) string {
+	nmask, target := "32(SP)", "64(SP)"
+	if n > 16 {
+		nmask, target = "Y13", "Y15"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `	VMOVDQU      %[1]d(R15), %[2]s
 	VPXOR        %[2]s, %[3]s, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
+	VPAND        %[4]s, Y1, Y1 // 0 where the prefix is the previous key's
 	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
 	VPMINUD      Y1, Y14, Y14
-`, off, key, prev)
+`, off, key, prev, nmask)
 	if exit != "" {
 		fmt.Fprintf(&b, `	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
@@ -699,17 +705,17 @@ func avx2Step(n, off int, key, prev string, mask uint32, exit string) string {
 	JEQ          %s // every lane done before this key: its check was the last
 `, exit)
 	}
-	b.WriteString(avx2Lookup(n, off, key, mask))
-	b.WriteString(`	VADDPD       Y1, Y6, Y6
+	b.WriteString(avx2Lookup(n, off, key))
+	fmt.Fprintf(&b, `	VADDPD       Y1, Y6, Y6
 	VADDPD       Y4, Y7, Y7
 	VBLENDVPD    Y8, Y10, Y12, Y10
 	VBLENDVPD    Y9, Y11, Y12, Y11
-	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
-	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VCMPPD       $0x1d, %[1]s, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, %[1]s, Y7, Y4
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-`)
+`, target)
 	return b.String()
 }
 
@@ -723,8 +729,18 @@ func genAVX2(w *bytes.Buffer, n int) {
 	pre := fmt.Sprintf("a8x%d", n)
 	b := indexBits(n)
 	mask := uint32(1)<<b - 1
-	frame := 128
-	r := strings.NewReplacer("{N}", fmt.Sprint(n), "{P}", pre, "{F}", fmt.Sprint(frame),
+	frame := 136
+	table := ""
+	if n > 16 { // the weights by the key's lowest byte
+		period := 4 << b
+		for o := 0; o < period; o += 32 {
+			table += fmt.Sprintf("\tVMOVUPS      %d(R11), Y%d\n", o, o/32)
+		}
+		for o := 0; o < 1024; o += 32 {
+			table += fmt.Sprintf("\tVMOVUPS      Y%d, %d(R8)\n", o%period/32, 2048+o)
+		}
+	}
+	r := strings.NewReplacer("{N}", fmt.Sprint(n), "{P}", pre, "{F}", fmt.Sprint(frame), "{TABLE}", table, "{NB}", fmt.Sprint(32*n),
 		"{B}", fmt.Sprint(b), "{MASK}", fmt.Sprintf("%#x", mask),
 		"{C}", fmt.Sprint(len(cs)), "{LD}", fmt.Sprint(loads), "{ST}", fmt.Sprint(stores))
 	w.WriteString(r.Replace(`
@@ -743,7 +759,10 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
+	// keys (bytes):
+	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
+	// the key (above 16 keys: w[j mod 2^{B}] at j = 0 … 255).
 	MOVL         ${MASK}, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -753,13 +772,14 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 	VMOVDQU      Y0, 32(SP)
 	VBROADCASTSD target+40(FP), Y0
 	VMOVUPD      Y0, 64(SP)
+
+{TABLE}
 	XORQ         R13, R13
 	TESTQ        BX, BX
 	JLE          {P}done
 
 {P}group:
 	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
-	MOVQ    x+0(FP), SI
 	MOVQ    BX, AX
 	SUBQ    R13, AX
 	MOVQ    $8, DX
@@ -770,42 +790,99 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 	VMOVDQU (R14)(DX*4), Y15
 	VMOVDQU Y15, 96(SP)
 
-	// Keys 0 … nk−1: the ordered bits with the lowest {B} replaced by the index.
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest {B} replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
 	MOVL         $0x80000000, AX
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      32(SP), Y13
-	VPCMPEQD     Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	LEAQ         (SI)(R13*4), R14
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
 	MOVQ         R8, R15
-	XORQ         DX, DX
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          {P}key1
 
-{P}key:
-	MOVLQSX    (R10)(DX*4), AX
+{P}key4:
+	MOVLQSX    0(R10), AX
 	IMULQ      R9, AX
 	VPMASKMOVD (R14)(AX*1), Y15, Y0
-	VPSRAD     $31, Y0, Y1
-	VPOR       Y14, Y1, Y1
-	VPXOR      Y1, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
 	VPAND      Y13, Y0, Y0
-	VPOR       Y12, Y0, Y0 // (ordered & prefix) | i
-	VMOVDQU    Y0, (R15)
-	VPSUBD     Y11, Y12, Y12
-	ADDQ       $32, R15
-	INCQ       DX
-	CMPQ       DX, CX
-	JLT        {P}key
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        {P}key4
+	CMPQ       R15, DX
+	JGE        {P}keyed
 
+{P}key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        {P}key1
+
+{P}keyed:
 	// Padding keys nk … N−1: all ones.
-	CMPQ DX, ${N}
-	JGE  {P}sort
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     {NB}(R8), R15
+	CMPQ     DX, R15
+	JGE      {P}sort
 
 {P}pad:
-	VMOVDQU Y11, (R15)
-	ADDQ    $32, R15
-	INCQ    DX
-	CMPQ    DX, ${N}
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
 	JLT     {P}pad
 
 {P}sort:
@@ -839,6 +916,8 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 		w.WriteString("\tVMOVUPS      (R11), Y15\n")
 	case n <= 16:
 		w.WriteString("\tVMOVUPS      (R11), Y15\n\tVMOVUPS      32(R11), Y5\n")
+	default:
+		w.WriteString("\tVMOVDQU      32(SP), Y13\n\tVMOVUPD      64(SP), Y15\n")
 	}
 	w.WriteString(r.Replace(`	MOVQ         R8, R15
 	MOVQ         CX, R14
@@ -850,8 +929,8 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 
 {P}scan:
 `))
-	w.WriteString(avx2Step(n, 0, "Y0", "Y2", mask, pre+"store"))
-	w.WriteString(avx2Step(n, 32, "Y2", "Y0", mask, ""))
+	w.WriteString(avx2Step(n, 0, "Y0", "Y2", pre+"store"))
+	w.WriteString(avx2Step(n, 32, "Y2", "Y0", ""))
 	w.WriteString(r.Replace(`	ADDQ         $64, R15
 	CMPQ         R15, DX
 	JLT          {P}scan
@@ -860,7 +939,7 @@ TEXT ·dimMedianAVX2x{N}(SB), NOSPLIT, ${F}-88
 	CMPQ         R15, R14
 	JGE          {P}store
 `))
-	w.WriteString(avx2Step(n, 0, "Y0", "Y2", mask, pre+"store"))
+	w.WriteString(avx2Step(n, 0, "Y0", "Y2", pre+"store"))
 	w.WriteString("\n")
 	w.WriteString(r.Replace(`{P}store:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
@@ -915,6 +994,19 @@ DATA dmIotaAVX2<>+24(SB)/8, $0x0000000700000006
 GLOBL dmIotaAVX2<>(SB), RODATA|NOPTR, $32
 `
 
+// avx2IndexData is dmIndexAVX2: 64 times eight dwords i (i = 0 … 63).
+func avx2IndexData() string {
+	var b strings.Builder
+	b.WriteString("\n// dmIndexAVX2: eight dwords i at 32·i (i = 0 … 63).\n")
+	for i := range 64 {
+		for h := range 4 {
+			fmt.Fprintf(&b, "DATA dmIndexAVX2<>+%d(SB)/8, $%#016x\n", 32*i+8*h, uint64(i)<<32|uint64(i))
+		}
+	}
+	b.WriteString("GLOBL dmIndexAVX2<>(SB), RODATA|NOPTR, $2048\n")
+	return b.String()
+}
+
 func main() {
 	out := flag.String("o", "dimmedian_amd64.s", "output file")
 	flag.Parse()
@@ -930,6 +1022,7 @@ func main() {
 		genExact(&w, n)
 	}
 	w.WriteString(avx2Data)
+	w.WriteString(avx2IndexData())
 	for _, n := range sizes {
 		genAVX2(&w, n)
 	}
