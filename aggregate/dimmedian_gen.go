@@ -114,6 +114,61 @@ func checkNetwork(n int, cs [][2]int) {
 	}
 }
 
+// localOrder reorders the comparators cs of a network on n keys for fewer
+// spills with nregs registers: each slot keeps its own sequence of
+// comparators (so the network is the same), and among the comparators next
+// on both of their slots, the first (in cs) with the most slots in registers
+// (the last nregs−1 slots used) goes next.
+func localOrder(n, nregs int, cs [][2]int) [][2]int {
+	seq := make([][]int, n)
+	for p, c := range cs {
+		seq[c[0]] = append(seq[c[0]], p)
+		seq[c[1]] = append(seq[c[1]], p)
+	}
+	head := make([]int, n)
+	done := make([]bool, len(cs))
+	last := make([]int, n) // when each slot was last used (0: never)
+	inReg := func(s, t int) bool {
+		if last[s] == 0 {
+			return false
+		}
+		newer := 0 // slots used since s
+		for q := range last {
+			if last[q] > last[s] {
+				newer++
+			}
+		}
+		return newer < nregs-1
+	}
+	out := make([][2]int, 0, len(cs))
+	for t := 1; len(out) < len(cs); t++ {
+		best, score := -1, -1
+		for p, c := range cs {
+			if done[p] || seq[c[0]][head[c[0]]] != p || seq[c[1]][head[c[1]]] != p {
+				continue
+			}
+			sc := b2i(inReg(c[0], t)) + b2i(inReg(c[1], t))
+			if sc > score {
+				best, score = p, sc
+			}
+		}
+		c := cs[best]
+		done[best] = true
+		head[c[0]]++
+		head[c[1]]++
+		last[c[0]], last[c[1]] = t, t
+		out = append(out, c)
+	}
+	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // alloc is the register allocation of one network: slot i (key i, at
 // i*64(R8)) lives in a Z register or in memory.
 type alloc struct {
@@ -723,7 +778,8 @@ func avx2Step(n, off int, key, prev string, exit string) string {
 // without AVX-512 (16 Y registers, no mask registers: lane masks are
 // vectors, and the scan keeps its state in vectors, see the header).
 func genAVX2(w *bytes.Buffer, n int) {
-	cs := network(n)
+	cs := localOrder(n, 16, network(n))
+	checkNetwork(n, cs)
 	var body bytes.Buffer
 	loads, stores := genNetworkRegs(&body, n, cs, "Y", 32, 16, "VMOVDQU", "D")
 	pre := fmt.Sprintf("a8x%d", n)
