@@ -41,14 +41,16 @@
 // dimMedianAVX2xN, for CPUs with AVX2 and without AVX-512: dimMedian8xN's
 // keys, sort and collision rule in the 16 Y registers, one uint16 of coll
 // (its low 8 bits) per 8 columns. The group's lanes are a dword mask
-// (VPMASKMOVD loads and stores); the weight lookup is VPERMPS (8 weights)
-// with blends on the index's higher bits up to N = 32, VGATHERDPS beyond;
-// the scan keeps per lane, in vectors, the float64 sums (two halves of 4
-// lanes), the lanes done (qword masks from VCMPPD), the sorted position
-// of the pick (the current one while not done: the last one if none is)
-// and the first position whose key shares its upper bits with its
-// predecessor's; a lane collides when that position is at most its pick's
-// successor's. The picked keys are gathered from the sorted keys at the end.
+// (VPMASKMOVD loads and stores); the comparators are reordered for fewer
+// spills (localOrder). The scan keeps per lane, in vectors, the float64
+// sums (two halves of 4 lanes), the lanes done (qword masks from VCMPPD),
+// the sorted position of the pick (the current one while not done: the
+// last one if none is) and the first position whose key shares its upper
+// bits with its predecessor's; a lane collides when that position is at
+// most its pick's successor's. The weight lookup is VPERMPS from registers
+// up to N = 16, else eight scalar loads by the keys' lowest bytes from a
+// table of the weights repeated to 256 entries (VGATHERDPS is slower on
+// Zen 3). The picked keys are gathered from the sorted keys at the end.
 
 // func dimMedian16x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
@@ -20455,10 +20457,10 @@ TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^4] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0xf, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -20749,10 +20751,10 @@ TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^4] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0xf, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -21079,10 +21081,10 @@ TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^4] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0xf, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -21471,10 +21473,10 @@ TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^4] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0xf, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -21917,10 +21919,10 @@ TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^5] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^5] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0x1f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -22602,10 +22604,10 @@ TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^5] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^5] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0x1f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -23469,10 +23471,10 @@ TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^6] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0x3f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -24662,10 +24664,10 @@ TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^6] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0x3f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -26061,10 +26063,10 @@ TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^6] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0x3f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
@@ -27742,10 +27744,10 @@ TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch. In
-	// keys (bytes):
-	// 0–2047 the sorted keys, 2048–3071 the weights by the lowest byte of
-	// the key (above 16 keys: w[j mod 2^6] at j = 0 … 255).
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
+	// (bytes 2048–3071).
 	MOVL         $0x3f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
