@@ -191,8 +191,9 @@ func medianPicksVec(x *tensor.Dense, idx []int32, w []float32, target float64, l
 
 // medianPicksAVX2 is medianPicksVec on the AVX2 kernels (dimMedianAVX2xN:
 // eight columns at a time, uint32 keys), whatever the CPU's AVX-512: the
-// columns where they report a collision are recomputed with the portable
-// selection, column by column.
+// columns where they report a collision (keys with one prefix and unequal
+// values up to the pick: near-ties, rare; equal values are not one) are
+// recomputed with the portable selection, column by column.
 func medianPicksAVX2(x *tensor.Dense, idx []int32, w []float32, target float64, lo int, pick []int32, ws *workspace) bool {
 	nk, d := len(idx), x.Cols
 	if nk < 2 || nk > 64 || len(w) != nk || len(pick) != d {

@@ -39,18 +39,20 @@
 // (exact) or coll (16 lanes).
 //
 // dimMedianAVX2xN, for CPUs with AVX2 and without AVX-512: dimMedian8xN's
-// keys, sort and collision rule in the 16 Y registers, one uint16 of coll
-// (its low 8 bits) per 8 columns. The group's lanes are a dword mask
-// (VPMASKMOVD loads and stores); the comparators are reordered for fewer
-// spills (localOrder). The scan keeps per lane, in vectors, the float64
-// sums (two halves of 4 lanes), the lanes done (qword masks from VCMPPD),
-// the sorted position of the pick (the current one while not done: the
-// last one if none is) and the first position whose key shares its upper
-// bits with its predecessor's; a lane collides when that position is at
-// most its pick's successor's. The weight lookup is VPERMPS from registers
-// up to N = 16, else eight scalar loads by the keys' lowest bytes from a
-// table of the weights repeated to 256 entries (VGATHERDPS is slower on
-// Zen 3). The picked keys are gathered from the sorted keys at the end.
+// keys and sort in the 16 Y registers, one uint16 of coll (its low 8 bits)
+// per 8 columns. The group's lanes are a dword mask (VPMASKMOVD loads and
+// stores); the comparators are reordered for fewer spills (localOrder).
+// The scan keeps per lane, in vectors, the float64 sums (two halves of 4
+// lanes), the lanes done (qword masks from VCMPPD), the sorted position of
+// the pick (the current one while not done: the last one if none is) and
+// the start of the current run of keys with one prefix. A finer collision
+// rule than dimMedian16xN's: a run whose values are all equal (equal rows
+// of x: duplicate feature vectors) is already in the exact order, so a lane
+// collides only when a run whose values differ (compared in x, off the fast
+// path) starts at most at its pick's position. The weight lookup is VPERMPS
+// from registers up to N = 16, else eight scalar loads by the keys' lowest
+// bytes from a table of the weights repeated to 256 entries (VGATHERDPS is
+// slower on Zen 3). The picked keys are gathered from the sorted keys.
 
 // func dimMedian16x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
@@ -20445,7 +20447,7 @@ GLOBL dmIndexAVX2<>(SB), RODATA|NOPTR, $2048
 // func dimMedianAVX2x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 5 comparators, 4 key loads and 4 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -20457,7 +20459,9 @@ TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -20484,9 +20488,11 @@ a8x4group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 4 replaced by the index. R14 the group's columns in x, R10
@@ -20607,9 +20613,13 @@ a8x4sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -20621,9 +20631,11 @@ a8x4sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVUPS      (R11), Y15
 	MOVQ         R8, R15
 	MOVQ         CX, R14
@@ -20635,14 +20647,19 @@ a8x4sort:
 
 a8x4scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x4tieA
+
+a8x4tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x4store // every lane done before this key: its check was the last
+	JEQ          a8x4store // every lane done before this key
 	VPERMPS      Y15, Y0, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
@@ -20656,12 +20673,17 @@ a8x4scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
-	VPERMPS      Y15, Y2, Y4
+	VMOVDQU      32(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x4tieB
+
+a8x4tieBed:
+	VPERMPS      Y15, Y0, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
 	VCVTPS2PD    X4, Y4
@@ -20680,16 +20702,21 @@ a8x4scan:
 
 a8x4tail:
 	CMPQ         R15, R14
-	JGE          a8x4store
+	JGE          a8x4end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x4tieT
+
+a8x4tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x4store // every lane done before this key: its check was the last
+	JEQ          a8x4store // every lane done before this key
 	VPERMPS      Y15, Y0, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
@@ -20703,16 +20730,178 @@ a8x4tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x4end
+
+a8x4tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x4tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x4tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x4tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x4tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x4tieAlane
+	JMP          a8x4tieAed
+
+a8x4tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x4tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x4tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x4tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x4tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x4tieBlane
+	JMP          a8x4tieBed
+
+a8x4tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x4tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x4tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x4tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x4tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x4tieTlane
+	JMP          a8x4tieTed
 
 a8x4store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x4end
+
+a8x4open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x4end
+	VMOVDQU      (R15), Y0
+	VPAND        32(SP), Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x4tieO
+	JMP          a8x4end
+
+a8x4tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x4tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x4tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x4tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x4tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x4tieOlane
+	JMP          a8x4open
+
+a8x4end:
+	VMOVDQU      176(SP), Y13
+
+a8x4picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -20739,7 +20928,7 @@ a8x4done:
 // func dimMedianAVX2x8(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 19 comparators, 8 key loads and 8 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -20751,7 +20940,9 @@ TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -20778,9 +20969,11 @@ a8x8group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 4 replaced by the index. R14 the group's columns in x, R10
@@ -20937,9 +21130,13 @@ a8x8sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -20951,9 +21148,11 @@ a8x8sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVUPS      (R11), Y15
 	MOVQ         R8, R15
 	MOVQ         CX, R14
@@ -20965,14 +21164,19 @@ a8x8sort:
 
 a8x8scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x8tieA
+
+a8x8tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x8store // every lane done before this key: its check was the last
+	JEQ          a8x8store // every lane done before this key
 	VPERMPS      Y15, Y0, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
@@ -20986,12 +21190,17 @@ a8x8scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
-	VPERMPS      Y15, Y2, Y4
+	VMOVDQU      32(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x8tieB
+
+a8x8tieBed:
+	VPERMPS      Y15, Y0, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
 	VCVTPS2PD    X4, Y4
@@ -21010,16 +21219,21 @@ a8x8scan:
 
 a8x8tail:
 	CMPQ         R15, R14
-	JGE          a8x8store
+	JGE          a8x8end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x8tieT
+
+a8x8tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x8store // every lane done before this key: its check was the last
+	JEQ          a8x8store // every lane done before this key
 	VPERMPS      Y15, Y0, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
@@ -21033,16 +21247,178 @@ a8x8tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x8end
+
+a8x8tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x8tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x8tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x8tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x8tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x8tieAlane
+	JMP          a8x8tieAed
+
+a8x8tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x8tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x8tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x8tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x8tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x8tieBlane
+	JMP          a8x8tieBed
+
+a8x8tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x8tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x8tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x8tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x8tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x8tieTlane
+	JMP          a8x8tieTed
 
 a8x8store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x8end
+
+a8x8open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x8end
+	VMOVDQU      (R15), Y0
+	VPAND        32(SP), Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x8tieO
+	JMP          a8x8end
+
+a8x8tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x8tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x8tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x8tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x8tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x8tieOlane
+	JMP          a8x8open
+
+a8x8end:
+	VMOVDQU      176(SP), Y13
+
+a8x8picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -21069,7 +21445,7 @@ a8x8done:
 // func dimMedianAVX2x12(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 41 comparators, 12 key loads and 12 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -21081,7 +21457,9 @@ TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -21108,9 +21486,11 @@ a8x12group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 4 replaced by the index. R14 the group's columns in x, R10
@@ -21319,9 +21699,13 @@ a8x12sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -21333,9 +21717,11 @@ a8x12sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVUPS      (R11), Y15
 	VMOVUPS      32(R11), Y5
 	MOVQ         R8, R15
@@ -21348,14 +21734,19 @@ a8x12sort:
 
 a8x12scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x12tieA
+
+a8x12tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x12store // every lane done before this key: its check was the last
+	JEQ          a8x12store // every lane done before this key
 	VPERMPS      Y15, Y0, Y4
 	VPERMPS      Y5, Y0, Y1
 	VPSLLD       $28, Y0, Y13
@@ -21372,14 +21763,19 @@ a8x12scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
-	VPERMPS      Y15, Y2, Y4
-	VPERMPS      Y5, Y2, Y1
-	VPSLLD       $28, Y2, Y13
+	VMOVDQU      32(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x12tieB
+
+a8x12tieBed:
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
 	VBLENDVPS    Y13, Y1, Y4, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
@@ -21399,16 +21795,21 @@ a8x12scan:
 
 a8x12tail:
 	CMPQ         R15, R14
-	JGE          a8x12store
+	JGE          a8x12end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x12tieT
+
+a8x12tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x12store // every lane done before this key: its check was the last
+	JEQ          a8x12store // every lane done before this key
 	VPERMPS      Y15, Y0, Y4
 	VPERMPS      Y5, Y0, Y1
 	VPSLLD       $28, Y0, Y13
@@ -21425,16 +21826,178 @@ a8x12tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x12end
+
+a8x12tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x12tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x12tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x12tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x12tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x12tieAlane
+	JMP          a8x12tieAed
+
+a8x12tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x12tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x12tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x12tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x12tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x12tieBlane
+	JMP          a8x12tieBed
+
+a8x12tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x12tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x12tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x12tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x12tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x12tieTlane
+	JMP          a8x12tieTed
 
 a8x12store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x12end
+
+a8x12open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x12end
+	VMOVDQU      (R15), Y0
+	VPAND        32(SP), Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x12tieO
+	JMP          a8x12end
+
+a8x12tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x12tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x12tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x12tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x12tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x12tieOlane
+	JMP          a8x12open
+
+a8x12end:
+	VMOVDQU      176(SP), Y13
+
+a8x12picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -21461,7 +22024,7 @@ a8x12done:
 // func dimMedianAVX2x16(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 63 comparators, 17 key loads and 17 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -21473,7 +22036,9 @@ TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -21500,9 +22065,11 @@ a8x16group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 4 replaced by the index. R14 the group's columns in x, R10
@@ -21765,9 +22332,13 @@ a8x16sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -21779,9 +22350,11 @@ a8x16sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVUPS      (R11), Y15
 	VMOVUPS      32(R11), Y5
 	MOVQ         R8, R15
@@ -21794,14 +22367,19 @@ a8x16sort:
 
 a8x16scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x16tieA
+
+a8x16tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x16store // every lane done before this key: its check was the last
+	JEQ          a8x16store // every lane done before this key
 	VPERMPS      Y15, Y0, Y4
 	VPERMPS      Y5, Y0, Y1
 	VPSLLD       $28, Y0, Y13
@@ -21818,14 +22396,19 @@ a8x16scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
-	VPERMPS      Y15, Y2, Y4
-	VPERMPS      Y5, Y2, Y1
-	VPSLLD       $28, Y2, Y13
+	VMOVDQU      32(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x16tieB
+
+a8x16tieBed:
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
 	VBLENDVPS    Y13, Y1, Y4, Y4
 	VCVTPS2PD    X4, Y1
 	VEXTRACTF128 $1, Y4, X4
@@ -21845,16 +22428,21 @@ a8x16scan:
 
 a8x16tail:
 	CMPQ         R15, R14
-	JGE          a8x16store
+	JGE          a8x16end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        32(SP), Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x16tieT
+
+a8x16tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x16store // every lane done before this key: its check was the last
+	JEQ          a8x16store // every lane done before this key
 	VPERMPS      Y15, Y0, Y4
 	VPERMPS      Y5, Y0, Y1
 	VPSLLD       $28, Y0, Y13
@@ -21871,16 +22459,178 @@ a8x16tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x16end
+
+a8x16tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x16tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x16tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x16tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x16tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x16tieAlane
+	JMP          a8x16tieAed
+
+a8x16tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x16tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x16tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x16tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x16tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x16tieBlane
+	JMP          a8x16tieBed
+
+a8x16tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x16tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x16tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x16tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x16tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x16tieTlane
+	JMP          a8x16tieTed
 
 a8x16store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x16end
+
+a8x16open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x16end
+	VMOVDQU      (R15), Y0
+	VPAND        32(SP), Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x16tieO
+	JMP          a8x16end
+
+a8x16tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x16tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x16tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x16tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x16tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x16tieOlane
+	JMP          a8x16open
+
+a8x16end:
+	VMOVDQU      176(SP), Y13
+
+a8x16picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -21907,7 +22657,7 @@ a8x16done:
 // func dimMedianAVX2x24(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 127 comparators, 38 key loads and 38 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -21919,7 +22669,9 @@ TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^5] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -21982,9 +22734,11 @@ a8x24group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 5 replaced by the index. R14 the group's columns in x, R10
@@ -22417,9 +23171,13 @@ a8x24sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -22431,9 +23189,11 @@ a8x24sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVDQU      32(SP), Y13
 	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
@@ -22446,14 +23206,19 @@ a8x24sort:
 
 a8x24scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x24tieA
+
+a8x24tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x24store // every lane done before this key: its check was the last
+	JEQ          a8x24store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -22481,11 +23246,16 @@ a8x24scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x24tieB
+
+a8x24tieBed:
 	MOVBLZX      32(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      36(R15), SI
@@ -22519,16 +23289,21 @@ a8x24scan:
 
 a8x24tail:
 	CMPQ         R15, R14
-	JGE          a8x24store
+	JGE          a8x24end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x24tieT
+
+a8x24tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x24store // every lane done before this key: its check was the last
+	JEQ          a8x24store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -22556,16 +23331,178 @@ a8x24tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x24end
+
+a8x24tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x24tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x24tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x24tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x24tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x24tieAlane
+	JMP          a8x24tieAed
+
+a8x24tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x24tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x24tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x24tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x24tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x24tieBlane
+	JMP          a8x24tieBed
+
+a8x24tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x24tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x24tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x24tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x24tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x24tieTlane
+	JMP          a8x24tieTed
 
 a8x24store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x24end
+
+a8x24open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x24end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x24tieO
+	JMP          a8x24end
+
+a8x24tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x24tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x24tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x24tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x24tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x24tieOlane
+	JMP          a8x24open
+
+a8x24end:
+	VMOVDQU      176(SP), Y13
+
+a8x24picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -22592,7 +23529,7 @@ a8x24done:
 // func dimMedianAVX2x32(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 191 comparators, 65 key loads and 65 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -22604,7 +23541,9 @@ TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^5] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -22667,9 +23606,11 @@ a8x32group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 5 replaced by the index. R14 the group's columns in x, R10
@@ -23284,9 +24225,13 @@ a8x32sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -23298,9 +24243,11 @@ a8x32sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVDQU      32(SP), Y13
 	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
@@ -23313,14 +24260,19 @@ a8x32sort:
 
 a8x32scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x32tieA
+
+a8x32tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x32store // every lane done before this key: its check was the last
+	JEQ          a8x32store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -23348,11 +24300,16 @@ a8x32scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x32tieB
+
+a8x32tieBed:
 	MOVBLZX      32(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      36(R15), SI
@@ -23386,16 +24343,21 @@ a8x32scan:
 
 a8x32tail:
 	CMPQ         R15, R14
-	JGE          a8x32store
+	JGE          a8x32end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x32tieT
+
+a8x32tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x32store // every lane done before this key: its check was the last
+	JEQ          a8x32store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -23423,16 +24385,178 @@ a8x32tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x32end
+
+a8x32tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x32tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x32tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x32tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x32tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x32tieAlane
+	JMP          a8x32tieAed
+
+a8x32tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x32tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x32tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x32tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x32tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x32tieBlane
+	JMP          a8x32tieBed
+
+a8x32tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x32tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x32tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x32tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x32tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x32tieTlane
+	JMP          a8x32tieTed
 
 a8x32store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x32end
+
+a8x32open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x32end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x32tieO
+	JMP          a8x32end
+
+a8x32tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x32tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x32tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x32tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x32tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x32tieOlane
+	JMP          a8x32open
+
+a8x32end:
+	VMOVDQU      176(SP), Y13
+
+a8x32picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -23459,7 +24583,7 @@ a8x32done:
 // func dimMedianAVX2x40(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 295 comparators, 122 key loads and 122 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -23471,7 +24595,9 @@ TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -23538,9 +24664,11 @@ a8x40group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 6 replaced by the index. R14 the group's columns in x, R10
@@ -24477,9 +25605,13 @@ a8x40sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -24491,9 +25623,11 @@ a8x40sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVDQU      32(SP), Y13
 	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
@@ -24506,14 +25640,19 @@ a8x40sort:
 
 a8x40scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x40tieA
+
+a8x40tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x40store // every lane done before this key: its check was the last
+	JEQ          a8x40store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -24541,11 +25680,16 @@ a8x40scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x40tieB
+
+a8x40tieBed:
 	MOVBLZX      32(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      36(R15), SI
@@ -24579,16 +25723,21 @@ a8x40scan:
 
 a8x40tail:
 	CMPQ         R15, R14
-	JGE          a8x40store
+	JGE          a8x40end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x40tieT
+
+a8x40tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x40store // every lane done before this key: its check was the last
+	JEQ          a8x40store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -24616,16 +25765,178 @@ a8x40tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x40end
+
+a8x40tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x40tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x40tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x40tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x40tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x40tieAlane
+	JMP          a8x40tieAed
+
+a8x40tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x40tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x40tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x40tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x40tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x40tieBlane
+	JMP          a8x40tieBed
+
+a8x40tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x40tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x40tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x40tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x40tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x40tieTlane
+	JMP          a8x40tieTed
 
 a8x40store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x40end
+
+a8x40open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x40end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x40tieO
+	JMP          a8x40end
+
+a8x40tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x40tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x40tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x40tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x40tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x40tieOlane
+	JMP          a8x40open
+
+a8x40end:
+	VMOVDQU      176(SP), Y13
+
+a8x40picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -24652,7 +25963,7 @@ a8x40done:
 // func dimMedianAVX2x48(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 367 comparators, 153 key loads and 153 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -24664,7 +25975,9 @@ TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -24731,9 +26044,11 @@ a8x48group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 6 replaced by the index. R14 the group's columns in x, R10
@@ -25876,9 +27191,13 @@ a8x48sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -25890,9 +27209,11 @@ a8x48sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVDQU      32(SP), Y13
 	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
@@ -25905,14 +27226,19 @@ a8x48sort:
 
 a8x48scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x48tieA
+
+a8x48tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x48store // every lane done before this key: its check was the last
+	JEQ          a8x48store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -25940,11 +27266,16 @@ a8x48scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x48tieB
+
+a8x48tieBed:
 	MOVBLZX      32(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      36(R15), SI
@@ -25978,16 +27309,21 @@ a8x48scan:
 
 a8x48tail:
 	CMPQ         R15, R14
-	JGE          a8x48store
+	JGE          a8x48end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x48tieT
+
+a8x48tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x48store // every lane done before this key: its check was the last
+	JEQ          a8x48store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -26015,16 +27351,178 @@ a8x48tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x48end
+
+a8x48tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x48tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x48tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x48tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x48tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x48tieAlane
+	JMP          a8x48tieAed
+
+a8x48tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x48tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x48tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x48tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x48tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x48tieBlane
+	JMP          a8x48tieBed
+
+a8x48tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x48tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x48tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x48tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x48tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x48tieTlane
+	JMP          a8x48tieTed
 
 a8x48store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x48end
+
+a8x48open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x48end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x48tieO
+	JMP          a8x48end
+
+a8x48tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x48tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x48tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x48tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x48tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x48tieOlane
+	JMP          a8x48open
+
+a8x48end:
+	VMOVDQU      176(SP), Y13
+
+a8x48picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -26051,7 +27549,7 @@ a8x48done:
 // func dimMedianAVX2x56(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 459 comparators, 202 key loads and 202 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -26063,7 +27561,9 @@ TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -26130,9 +27630,11 @@ a8x56group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 6 replaced by the index. R14 the group's columns in x, R10
@@ -27557,9 +29059,13 @@ a8x56sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -27571,9 +29077,11 @@ a8x56sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVDQU      32(SP), Y13
 	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
@@ -27586,14 +29094,19 @@ a8x56sort:
 
 a8x56scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x56tieA
+
+a8x56tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x56store // every lane done before this key: its check was the last
+	JEQ          a8x56store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -27621,11 +29134,16 @@ a8x56scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x56tieB
+
+a8x56tieBed:
 	MOVBLZX      32(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      36(R15), SI
@@ -27659,16 +29177,21 @@ a8x56scan:
 
 a8x56tail:
 	CMPQ         R15, R14
-	JGE          a8x56store
+	JGE          a8x56end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x56tieT
+
+a8x56tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x56store // every lane done before this key: its check was the last
+	JEQ          a8x56store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -27696,16 +29219,178 @@ a8x56tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x56end
+
+a8x56tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x56tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x56tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x56tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x56tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x56tieAlane
+	JMP          a8x56tieAed
+
+a8x56tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x56tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x56tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x56tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x56tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x56tieBlane
+	JMP          a8x56tieBed
+
+a8x56tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x56tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x56tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x56tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x56tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x56tieTlane
+	JMP          a8x56tieTed
 
 a8x56store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x56end
+
+a8x56open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x56end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x56tieO
+	JMP          a8x56end
+
+a8x56tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x56tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x56tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x56tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x56tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x56tieOlane
+	JMP          a8x56open
+
+a8x56end:
+	VMOVDQU      176(SP), Y13
+
+a8x56picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)
@@ -27732,7 +29417,7 @@ a8x56done:
 // func dimMedianAVX2x64(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
 // 543 comparators, 249 key loads and 249 key stores (spills included) per 8 dimensions.
-TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $136-88
+TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $216-88
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R9
 	MOVQ idx+16(FP), R10
@@ -27744,7 +29429,9 @@ TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $136-88
 	MOVQ coll+80(FP), R12
 
 	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
-	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch.
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
 	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
 	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
 	// (bytes 2048–3071).
@@ -27811,9 +29498,11 @@ a8x64group:
 	CMPQ    AX, DX
 	CMOVQGT DX, AX
 	SUBQ    AX, DX
-	LEAQ    dmLanesAVX2<>(SB), R14
-	VMOVDQU (R14)(DX*4), Y15
-	VMOVDQU Y15, 96(SP)
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
 
 	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
 	// lowest 6 replaced by the index. R14 the group's columns in x, R10
@@ -29500,9 +31189,13 @@ a8x64sort:
 	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
 	// lanes beyond the group start done), Y10/Y11 the sorted positions of
 	// their picks (a lane not done takes the current one), Y12 the current
-	// position (in every dword), Y14 the first position whose key shares
-	// its prefix with its predecessor, Y0/Y2 the key and the previous one,
-	// Y3 all ones; R15 the key, DX the last pair's first key, R14 the end.
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
 	VPCMPEQD     Y3, Y3, Y3
 	VMOVDQU      96(SP), Y0
 	VPXOR        Y3, Y0, Y0
@@ -29514,9 +31207,11 @@ a8x64sort:
 	VPXOR        Y10, Y10, Y10
 	VPXOR        Y11, Y11, Y11
 	VPXOR        Y12, Y12, Y12
-	VMOVDQA      Y3, Y14
-	VMOVDQU      (R8), Y2
-	VPXOR        Y3, Y2, Y2 // ~key 0: no prefix in common with it
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
 	VMOVDQU      32(SP), Y13
 	VMOVUPD      64(SP), Y15
 	MOVQ         R8, R15
@@ -29529,14 +31224,19 @@ a8x64sort:
 
 a8x64scan:
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x64tieA
+
+a8x64tieAed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x64store // every lane done before this key: its check was the last
+	JEQ          a8x64store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -29564,11 +31264,16 @@ a8x64scan:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
-	VMOVDQU      32(R15), Y2
-	VPXOR        Y2, Y0, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x64tieB
+
+a8x64tieBed:
 	MOVBLZX      32(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      36(R15), SI
@@ -29602,16 +31307,21 @@ a8x64scan:
 
 a8x64tail:
 	CMPQ         R15, R14
-	JGE          a8x64store
+	JGE          a8x64end
 	VMOVDQU      0(R15), Y0
-	VPXOR        Y0, Y2, Y1
-	VPAND        Y13, Y1, Y1 // 0 where the prefix is the previous key's
-	VPOR         Y12, Y1, Y1    // then the position, else ≥ 2^b > nk
-	VPMINUD      Y1, Y14, Y14
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x64tieT
+
+a8x64tieTed:
 	VPAND        Y9, Y8, Y1
 	VMOVMSKPD    Y1, AX
 	CMPL         AX, $15
-	JEQ          a8x64store // every lane done before this key: its check was the last
+	JEQ          a8x64store // every lane done before this key
 	MOVBLZX      0(R15), AX
 	VMOVSS       2048(R8)(AX*4), X1
 	MOVBLZX      4(R15), SI
@@ -29639,16 +31349,178 @@ a8x64tail:
 	VORPD        Y1, Y8, Y8
 	VORPD        Y4, Y9, Y9
 	VPSUBD       Y3, Y12, Y12
+	JMP          a8x64end
+
+a8x64tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x64tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x64tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x64tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x64tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x64tieAlane
+	JMP          a8x64tieAed
+
+a8x64tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x64tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x64tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x64tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x64tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x64tieBlane
+	JMP          a8x64tieBed
+
+a8x64tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x64tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x64tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x64tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x64tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x64tieTlane
+	JMP          a8x64tieTed
 
 a8x64store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x64end
+
+a8x64open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x64end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x64tieO
+	JMP          a8x64end
+
+a8x64tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x64tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x64tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x64tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x64tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x64tieOlane
+	JMP          a8x64open
+
+a8x64end:
+	VMOVDQU      176(SP), Y13
+
+a8x64picks:
 	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
-	// shared prefix is at most their successor's position.
+	// mixed run (Y13) starts at most there.
 	VSHUFPS      $0x88, Y11, Y10, Y1
 	VPERMQ       $0xd8, Y1, Y1
 	VMOVDQU      96(SP), Y5
-	VPSUBD       Y3, Y1, Y4
-	VPMINUD      Y4, Y14, Y4
-	VPCMPEQD     Y14, Y4, Y4
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
 	VPAND        Y5, Y4, Y4
 	VMOVMSKPS    Y4, AX
 	MOVW         AX, (R12)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -149,6 +150,55 @@ func TestMedianKernelsAVX2(t *testing.T) {
 	t.Logf("AVX2 kernels: %d of %d rows with collisions", colls, rows)
 	if colls == 0 || colls == rows {
 		t.Errorf("%d of %d rows with collisions: the test does not exercise both paths", colls, rows)
+	}
+}
+
+// TestMedianKernelsAVX2Ties checks that ties alone (neighbours with equal
+// embedding rows, as duplicate feature vectors give a first layer) keep
+// the AVX2 kernels' picks: a run of keys with one value is in the exact
+// order, so nearly no column is recomputed, where a rule on shared upper
+// bits alone would recompute most of them.
+func TestMedianKernelsAVX2Ties(t *testing.T) {
+	if !hasMedianAVX2 {
+		t.Skip("no AVX2")
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	const n, d = 90, 64
+	x := randX(rng, n, d)
+	for r := 30; r < n; r++ { // rows 30 … 89 repeat rows 0 … 29
+		copy(x.Row(r), x.Row(r%30))
+	}
+	var es []tensor.Entry
+	for r := range 63 {
+		for _, c := range rng.Perm(n)[:r+2] {
+			es = append(es, tensor.Entry{Row: int32(r), Col: int32(c), Val: float32(rng.Float64())})
+		}
+	}
+	a, err := tensor.FromCOO(63, n, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	totals := rowSums(a, nil)
+	var ws, wsg workspace
+	got, want := make([]int32, d), make([]int32, d)
+	cols, colls := 0, 0
+	for r := range a.Rows {
+		lo, hi := a.Indptr[r], a.Indptr[r+1]
+		if !medianPicksAVX2(x, a.Indices[lo:hi], a.Values[lo:hi], totals[r]/2, lo, got, &ws) {
+			t.Fatalf("row %d: the AVX2 kernels declined %d entries", r, hi-lo)
+		}
+		medianPicksGeneric(a, x, r, totals[r], want, &wsg)
+		if !slices.Equal(got, want) {
+			t.Fatalf("row %d (nk=%d):\ngot  %v\nwant %v", r, hi-lo, got, want)
+		}
+		for _, m := range ws.coll[:d/8] {
+			colls += bits.OnesCount16(m)
+		}
+		cols += d
+	}
+	t.Logf("%d of %d columns recomputed", colls, cols)
+	if colls*50 > cols {
+		t.Errorf("%d of %d columns recomputed: ties alone should not need the portable selection", colls, cols)
 	}
 }
 
