@@ -4,6 +4,7 @@ package aggregate
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -15,6 +16,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/internal/fixture"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -199,6 +203,64 @@ func TestMedianKernelsAVX2Ties(t *testing.T) {
 	t.Logf("%d of %d columns recomputed", colls, cols)
 	if colls*50 > cols {
 		t.Errorf("%d of %d columns recomputed: ties alone should not need the portable selection", colls, cols)
+	}
+}
+
+// TestMedianKernelsAVX2Datasets runs the AVX2 kernels on the GDC
+// neighbourhoods (α = 0.15, k = 64) of cora_ml and citeseer with a first
+// layer's embeddings (binary features times a random 0.05·N(0, 1) weight
+// matrix, d = 64, and its first 7 columns): the picks of the portable
+// selection, and few columns recomputed (duplicate feature rows make many
+// ties, which are no collision).
+func TestMedianKernelsAVX2Datasets(t *testing.T) {
+	if !hasMedianAVX2 {
+		t.Skip("no AVX2")
+	}
+	dir := fixture.DataDir(t)
+	for _, name := range []string{"cora_ml", "citeseer"} {
+		g, err := data.Load(context.Background(), name, data.Options{Dir: dir, BinaryAttr: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := graph.GDC(g.Adj, graph.DefaultGDCConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(7, 7))
+		w := tensor.NewDense(g.Features.Cols, 64)
+		for i := range w.Data {
+			w.Data[i] = float32(0.05 * rng.NormFloat64())
+		}
+		x64 := tensor.NewDense(a.Rows, 64)
+		tensor.SpMM(x64, g.Features, w, false)
+		x7 := tensor.NewDense(a.Rows, 7)
+		for r := range a.Rows {
+			copy(x7.Row(r), x64.Row(r)[:7])
+		}
+		totals := rowSums(a, nil)
+		for _, x := range []*tensor.Dense{x64, x7} {
+			var ws, wsg workspace
+			got, want := make([]int32, x.Cols), make([]int32, x.Cols)
+			cols, colls := 0, 0
+			for r := range a.Rows {
+				lo, hi := a.Indptr[r], a.Indptr[r+1]
+				if !medianPicksAVX2(x, a.Indices[lo:hi], a.Values[lo:hi], totals[r]/2, lo, got, &ws) {
+					continue
+				}
+				medianPicksGeneric(a, x, r, totals[r], want, &wsg)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s d=%d row %d (nk=%d):\ngot  %v\nwant %v", name, x.Cols, r, hi-lo, got, want)
+				}
+				for _, m := range ws.coll[:(x.Cols+7)/8] {
+					colls += bits.OnesCount16(m)
+				}
+				cols += x.Cols
+			}
+			t.Logf("%s d=%d: %d of %d columns recomputed", name, x.Cols, colls, cols)
+			if colls*100 > cols {
+				t.Errorf("%s d=%d: %d of %d columns recomputed", name, x.Cols, colls, cols)
+			}
+		}
 	}
 }
 
