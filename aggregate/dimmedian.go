@@ -39,8 +39,8 @@ func (m *DimMedian) Name() string { return "dimmedian" }
 // key in ascending order whose cumulative weight — the float64 sum of the
 // float32 weights a.Values[lo:hi] in that order — reaches total/2, or the
 // largest key if none does. Rows of up to 64 entries go to the build's
-// sorting-network kernel where it has one (medianPicksVec, AVX-512); the
-// rest to the portable selection, which gives the same picks.
+// sorting-network kernels where it has them (medianPicksVec: AVX-512, else
+// AVX2); the rest to the portable selection, which gives the same picks.
 func medianPicks(a *tensor.CSR, x *tensor.Dense, r int, total float64, pick []int32, ws *workspace) {
 	lo, hi := a.Indptr[r], a.Indptr[r+1]
 	switch hi - lo {

@@ -3,6 +3,8 @@
 package aggregate
 
 import (
+	"math/bits"
+
 	"golang.org/x/sys/cpu"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -10,17 +12,20 @@ import (
 
 //go:generate go run dimmedian_gen.go
 
-// The weighted dimension-wise median's AVX-512 kernels (dimmedian_amd64.s,
-// written by dimmedian_gen.go). The GOEXPERIMENT=simd build uses them too:
-// they are integer sorting networks and float64 sums in a fixed order, so
-// an archsimd version would only repeat them.
+// The weighted dimension-wise median's AVX-512 and AVX2 kernels
+// (dimmedian_amd64.s, written by dimmedian_gen.go). The GOEXPERIMENT=simd
+// build uses them too: they are integer sorting networks and float64 sums
+// in a fixed order, so an archsimd version would only repeat them.
 
 // hasMedian512 selects the kernels where the CPU has AVX-512F (all that
 // the Z-register kernels use); GODEBUG=cpu.avx512f=off turns them off.
 // hasMedian512VL adds the Y-register kernel for groups of up to 8 columns.
+// hasMedianAVX2 selects the AVX2 kernels where hasMedian512 does not
+// (GODEBUG=cpu.avx512f=off on an AVX-512 CPU included).
 var (
 	hasMedian512   = cpu.X86.HasAVX512F
 	hasMedian512VL = hasMedian512 && cpu.X86.HasAVX512VL
+	hasMedianAVX2  = cpu.X86.HasAVX2
 )
 
 // dimMedianSizes are the padded neighbourhood sizes with a kernel, in
@@ -133,6 +138,38 @@ func dimMedian8x56(x *float32, ldx int, idx *int32, nk int, w *float32, target f
 //go:noescape
 func dimMedian8x64(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 
+//go:noescape
+func dimMedianAVX2x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x8(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x12(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x16(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x24(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x32(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x40(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x48(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x56(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+//go:noescape
+func dimMedianAVX2x64(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+
+var dimMedianAVX2 = [...]dimMedianFastKernel{dimMedianAVX2x4, dimMedianAVX2x8, dimMedianAVX2x12, dimMedianAVX2x16, dimMedianAVX2x24, dimMedianAVX2x32, dimMedianAVX2x40, dimMedianAVX2x48, dimMedianAVX2x56, dimMedianAVX2x64}
+
 var dimMedianExact = [...]dimMedianKernel{dimMedianRow4, dimMedianRow8, dimMedianRow12,
 	dimMedianRow16, dimMedianRow24, dimMedianRow32, dimMedianRow40, dimMedianRow48,
 	dimMedianRow56, dimMedianRow64}
@@ -146,7 +183,60 @@ var dimMedian8 = [...]dimMedianFastKernel{dimMedian8x4, dimMedian8x8, dimMedian8
 // AVX-512 kernels and reports true, or reports false (and does nothing)
 // where they do not apply.
 func medianPicksVec(x *tensor.Dense, idx []int32, w []float32, target float64, lo int, pick []int32, ws *workspace) bool {
-	return medianPicksAVX512(x, idx, w, target, lo, pick, ws, medianAuto)
+	if hasMedian512 {
+		return medianPicksAVX512(x, idx, w, target, lo, pick, ws, medianAuto)
+	}
+	return hasMedianAVX2 && medianPicksAVX2(x, idx, w, target, lo, pick, ws)
+}
+
+// medianPicksAVX2 is medianPicksVec on the AVX2 kernels (dimMedianAVX2xN:
+// eight columns at a time, uint32 keys), whatever the CPU's AVX-512: the
+// columns where they report a collision (keys with one prefix and unequal
+// values up to the pick: near-ties, rare; equal values are not one) are
+// recomputed with the portable selection, column by column.
+func medianPicksAVX2(x *tensor.Dense, idx []int32, w []float32, target float64, lo int, pick []int32, ws *workspace) bool {
+	nk, d := len(idx), x.Cols
+	if nk < 2 || nk > 64 || len(w) != nk || len(pick) != d {
+		return false
+	}
+	if d == 0 {
+		return true
+	}
+	for _, j := range idx { // the kernels load rows unchecked
+		if uint(j) >= uint(x.Rows) {
+			panic("aggregate: neighbour index out of range")
+		}
+	}
+	_ = x.Data[x.Rows*d-1]
+	s := 0
+	for dimMedianSizes[s] < nk {
+		s++
+	}
+	wp := grow(ws.wpad, 64) // the weights, zero-padded for the lookups
+	ws.wpad = wp
+	copy(wp, w)
+	clear(wp[nk:])
+	keys := grow(ws.mkeys, 64*8)
+	ws.mkeys = keys
+	coll := grow(ws.coll, (d+7)/8)
+	ws.coll = coll
+	dimMedianAVX2[s](&x.Data[0], 4*d, &idx[0], nk, &wp[0], target, lo, &pick[0], d, &keys[0], &coll[0])
+	partition, known := false, false
+	for g, m := range coll {
+		for ; m != 0; m &= m - 1 {
+			if !known {
+				partition, known = exactSums(w), true
+			}
+			c := 8*g + bits.TrailingZeros16(m)
+			k := grow(ws.keys, nk)
+			ws.keys = k
+			for i, j := range idx {
+				k[i] = uint64(orderedBits(x.At(int(j), c)))<<32 | uint64(i)
+			}
+			pick[c] = int32(lo + int(weightedSelectM(k, w, target, partition)&0xffffffff))
+		}
+	}
+	return true
 }
 
 // The kernel choices of medianPicksAVX512: medianAuto is medianPicksVec's;

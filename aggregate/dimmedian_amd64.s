@@ -37,6 +37,22 @@
 // Registers: SI x, R9 ldx (bytes), R10 idx, CX nk, R11 w, DI pick, BX d,
 // R8 keys, R13 the group's first column, K1 the group's lanes; R12 lo
 // (exact) or coll (16 lanes).
+//
+// dimMedianAVX2xN, for CPUs with AVX2 and without AVX-512: dimMedian8xN's
+// keys and sort in the 16 Y registers, one uint16 of coll (its low 8 bits)
+// per 8 columns. The group's lanes are a dword mask (VPMASKMOVD loads and
+// stores); the comparators are reordered for fewer spills (localOrder).
+// The scan keeps per lane, in vectors, the float64 sums (two halves of 4
+// lanes), the lanes done (qword masks from VCMPPD), the sorted position of
+// the pick (the current one while not done: the last one if none is) and
+// the start of the current run of keys with one prefix. A finer collision
+// rule than dimMedian16xN's: a run whose values are all equal (equal rows
+// of x: duplicate feature vectors) is already in the exact order, so a lane
+// collides only when a run whose values differ (compared in x, off the fast
+// path) starts at most at its pick's position. The weight lookup is VPERMPS
+// from registers up to N = 16, else eight scalar loads by the keys' lowest
+// bytes from a table of the weights repeated to 256 entries (VGATHERDPS is
+// slower on Zen 3). The picked keys are gathered from the sorted keys.
 
 // func dimMedian16x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
 //
@@ -20149,5 +20165,11381 @@ m64store:
 	JLT          m64group
 
 m64done:
+	VZEROUPPER
+	RET
+
+// dmLanesAVX2: eight dwords −1, eight 0 (the lanes of a group of k columns
+// are the eight from dword 8−k); dmIotaAVX2: 0 … 7.
+DATA dmLanesAVX2<>+0(SB)/8, $-1
+DATA dmLanesAVX2<>+8(SB)/8, $-1
+DATA dmLanesAVX2<>+16(SB)/8, $-1
+DATA dmLanesAVX2<>+24(SB)/8, $-1
+DATA dmLanesAVX2<>+32(SB)/8, $0
+DATA dmLanesAVX2<>+40(SB)/8, $0
+DATA dmLanesAVX2<>+48(SB)/8, $0
+DATA dmLanesAVX2<>+56(SB)/8, $0
+GLOBL dmLanesAVX2<>(SB), RODATA|NOPTR, $64
+DATA dmIotaAVX2<>+0(SB)/8, $0x0000000100000000
+DATA dmIotaAVX2<>+8(SB)/8, $0x0000000300000002
+DATA dmIotaAVX2<>+16(SB)/8, $0x0000000500000004
+DATA dmIotaAVX2<>+24(SB)/8, $0x0000000700000006
+GLOBL dmIotaAVX2<>(SB), RODATA|NOPTR, $32
+
+// dmIndexAVX2: eight dwords i at 32·i (i = 0 … 63).
+DATA dmIndexAVX2<>+0(SB)/8, $0x0000000000000000
+DATA dmIndexAVX2<>+8(SB)/8, $0x0000000000000000
+DATA dmIndexAVX2<>+16(SB)/8, $0x0000000000000000
+DATA dmIndexAVX2<>+24(SB)/8, $0x0000000000000000
+DATA dmIndexAVX2<>+32(SB)/8, $0x0000000100000001
+DATA dmIndexAVX2<>+40(SB)/8, $0x0000000100000001
+DATA dmIndexAVX2<>+48(SB)/8, $0x0000000100000001
+DATA dmIndexAVX2<>+56(SB)/8, $0x0000000100000001
+DATA dmIndexAVX2<>+64(SB)/8, $0x0000000200000002
+DATA dmIndexAVX2<>+72(SB)/8, $0x0000000200000002
+DATA dmIndexAVX2<>+80(SB)/8, $0x0000000200000002
+DATA dmIndexAVX2<>+88(SB)/8, $0x0000000200000002
+DATA dmIndexAVX2<>+96(SB)/8, $0x0000000300000003
+DATA dmIndexAVX2<>+104(SB)/8, $0x0000000300000003
+DATA dmIndexAVX2<>+112(SB)/8, $0x0000000300000003
+DATA dmIndexAVX2<>+120(SB)/8, $0x0000000300000003
+DATA dmIndexAVX2<>+128(SB)/8, $0x0000000400000004
+DATA dmIndexAVX2<>+136(SB)/8, $0x0000000400000004
+DATA dmIndexAVX2<>+144(SB)/8, $0x0000000400000004
+DATA dmIndexAVX2<>+152(SB)/8, $0x0000000400000004
+DATA dmIndexAVX2<>+160(SB)/8, $0x0000000500000005
+DATA dmIndexAVX2<>+168(SB)/8, $0x0000000500000005
+DATA dmIndexAVX2<>+176(SB)/8, $0x0000000500000005
+DATA dmIndexAVX2<>+184(SB)/8, $0x0000000500000005
+DATA dmIndexAVX2<>+192(SB)/8, $0x0000000600000006
+DATA dmIndexAVX2<>+200(SB)/8, $0x0000000600000006
+DATA dmIndexAVX2<>+208(SB)/8, $0x0000000600000006
+DATA dmIndexAVX2<>+216(SB)/8, $0x0000000600000006
+DATA dmIndexAVX2<>+224(SB)/8, $0x0000000700000007
+DATA dmIndexAVX2<>+232(SB)/8, $0x0000000700000007
+DATA dmIndexAVX2<>+240(SB)/8, $0x0000000700000007
+DATA dmIndexAVX2<>+248(SB)/8, $0x0000000700000007
+DATA dmIndexAVX2<>+256(SB)/8, $0x0000000800000008
+DATA dmIndexAVX2<>+264(SB)/8, $0x0000000800000008
+DATA dmIndexAVX2<>+272(SB)/8, $0x0000000800000008
+DATA dmIndexAVX2<>+280(SB)/8, $0x0000000800000008
+DATA dmIndexAVX2<>+288(SB)/8, $0x0000000900000009
+DATA dmIndexAVX2<>+296(SB)/8, $0x0000000900000009
+DATA dmIndexAVX2<>+304(SB)/8, $0x0000000900000009
+DATA dmIndexAVX2<>+312(SB)/8, $0x0000000900000009
+DATA dmIndexAVX2<>+320(SB)/8, $0x0000000a0000000a
+DATA dmIndexAVX2<>+328(SB)/8, $0x0000000a0000000a
+DATA dmIndexAVX2<>+336(SB)/8, $0x0000000a0000000a
+DATA dmIndexAVX2<>+344(SB)/8, $0x0000000a0000000a
+DATA dmIndexAVX2<>+352(SB)/8, $0x0000000b0000000b
+DATA dmIndexAVX2<>+360(SB)/8, $0x0000000b0000000b
+DATA dmIndexAVX2<>+368(SB)/8, $0x0000000b0000000b
+DATA dmIndexAVX2<>+376(SB)/8, $0x0000000b0000000b
+DATA dmIndexAVX2<>+384(SB)/8, $0x0000000c0000000c
+DATA dmIndexAVX2<>+392(SB)/8, $0x0000000c0000000c
+DATA dmIndexAVX2<>+400(SB)/8, $0x0000000c0000000c
+DATA dmIndexAVX2<>+408(SB)/8, $0x0000000c0000000c
+DATA dmIndexAVX2<>+416(SB)/8, $0x0000000d0000000d
+DATA dmIndexAVX2<>+424(SB)/8, $0x0000000d0000000d
+DATA dmIndexAVX2<>+432(SB)/8, $0x0000000d0000000d
+DATA dmIndexAVX2<>+440(SB)/8, $0x0000000d0000000d
+DATA dmIndexAVX2<>+448(SB)/8, $0x0000000e0000000e
+DATA dmIndexAVX2<>+456(SB)/8, $0x0000000e0000000e
+DATA dmIndexAVX2<>+464(SB)/8, $0x0000000e0000000e
+DATA dmIndexAVX2<>+472(SB)/8, $0x0000000e0000000e
+DATA dmIndexAVX2<>+480(SB)/8, $0x0000000f0000000f
+DATA dmIndexAVX2<>+488(SB)/8, $0x0000000f0000000f
+DATA dmIndexAVX2<>+496(SB)/8, $0x0000000f0000000f
+DATA dmIndexAVX2<>+504(SB)/8, $0x0000000f0000000f
+DATA dmIndexAVX2<>+512(SB)/8, $0x0000001000000010
+DATA dmIndexAVX2<>+520(SB)/8, $0x0000001000000010
+DATA dmIndexAVX2<>+528(SB)/8, $0x0000001000000010
+DATA dmIndexAVX2<>+536(SB)/8, $0x0000001000000010
+DATA dmIndexAVX2<>+544(SB)/8, $0x0000001100000011
+DATA dmIndexAVX2<>+552(SB)/8, $0x0000001100000011
+DATA dmIndexAVX2<>+560(SB)/8, $0x0000001100000011
+DATA dmIndexAVX2<>+568(SB)/8, $0x0000001100000011
+DATA dmIndexAVX2<>+576(SB)/8, $0x0000001200000012
+DATA dmIndexAVX2<>+584(SB)/8, $0x0000001200000012
+DATA dmIndexAVX2<>+592(SB)/8, $0x0000001200000012
+DATA dmIndexAVX2<>+600(SB)/8, $0x0000001200000012
+DATA dmIndexAVX2<>+608(SB)/8, $0x0000001300000013
+DATA dmIndexAVX2<>+616(SB)/8, $0x0000001300000013
+DATA dmIndexAVX2<>+624(SB)/8, $0x0000001300000013
+DATA dmIndexAVX2<>+632(SB)/8, $0x0000001300000013
+DATA dmIndexAVX2<>+640(SB)/8, $0x0000001400000014
+DATA dmIndexAVX2<>+648(SB)/8, $0x0000001400000014
+DATA dmIndexAVX2<>+656(SB)/8, $0x0000001400000014
+DATA dmIndexAVX2<>+664(SB)/8, $0x0000001400000014
+DATA dmIndexAVX2<>+672(SB)/8, $0x0000001500000015
+DATA dmIndexAVX2<>+680(SB)/8, $0x0000001500000015
+DATA dmIndexAVX2<>+688(SB)/8, $0x0000001500000015
+DATA dmIndexAVX2<>+696(SB)/8, $0x0000001500000015
+DATA dmIndexAVX2<>+704(SB)/8, $0x0000001600000016
+DATA dmIndexAVX2<>+712(SB)/8, $0x0000001600000016
+DATA dmIndexAVX2<>+720(SB)/8, $0x0000001600000016
+DATA dmIndexAVX2<>+728(SB)/8, $0x0000001600000016
+DATA dmIndexAVX2<>+736(SB)/8, $0x0000001700000017
+DATA dmIndexAVX2<>+744(SB)/8, $0x0000001700000017
+DATA dmIndexAVX2<>+752(SB)/8, $0x0000001700000017
+DATA dmIndexAVX2<>+760(SB)/8, $0x0000001700000017
+DATA dmIndexAVX2<>+768(SB)/8, $0x0000001800000018
+DATA dmIndexAVX2<>+776(SB)/8, $0x0000001800000018
+DATA dmIndexAVX2<>+784(SB)/8, $0x0000001800000018
+DATA dmIndexAVX2<>+792(SB)/8, $0x0000001800000018
+DATA dmIndexAVX2<>+800(SB)/8, $0x0000001900000019
+DATA dmIndexAVX2<>+808(SB)/8, $0x0000001900000019
+DATA dmIndexAVX2<>+816(SB)/8, $0x0000001900000019
+DATA dmIndexAVX2<>+824(SB)/8, $0x0000001900000019
+DATA dmIndexAVX2<>+832(SB)/8, $0x0000001a0000001a
+DATA dmIndexAVX2<>+840(SB)/8, $0x0000001a0000001a
+DATA dmIndexAVX2<>+848(SB)/8, $0x0000001a0000001a
+DATA dmIndexAVX2<>+856(SB)/8, $0x0000001a0000001a
+DATA dmIndexAVX2<>+864(SB)/8, $0x0000001b0000001b
+DATA dmIndexAVX2<>+872(SB)/8, $0x0000001b0000001b
+DATA dmIndexAVX2<>+880(SB)/8, $0x0000001b0000001b
+DATA dmIndexAVX2<>+888(SB)/8, $0x0000001b0000001b
+DATA dmIndexAVX2<>+896(SB)/8, $0x0000001c0000001c
+DATA dmIndexAVX2<>+904(SB)/8, $0x0000001c0000001c
+DATA dmIndexAVX2<>+912(SB)/8, $0x0000001c0000001c
+DATA dmIndexAVX2<>+920(SB)/8, $0x0000001c0000001c
+DATA dmIndexAVX2<>+928(SB)/8, $0x0000001d0000001d
+DATA dmIndexAVX2<>+936(SB)/8, $0x0000001d0000001d
+DATA dmIndexAVX2<>+944(SB)/8, $0x0000001d0000001d
+DATA dmIndexAVX2<>+952(SB)/8, $0x0000001d0000001d
+DATA dmIndexAVX2<>+960(SB)/8, $0x0000001e0000001e
+DATA dmIndexAVX2<>+968(SB)/8, $0x0000001e0000001e
+DATA dmIndexAVX2<>+976(SB)/8, $0x0000001e0000001e
+DATA dmIndexAVX2<>+984(SB)/8, $0x0000001e0000001e
+DATA dmIndexAVX2<>+992(SB)/8, $0x0000001f0000001f
+DATA dmIndexAVX2<>+1000(SB)/8, $0x0000001f0000001f
+DATA dmIndexAVX2<>+1008(SB)/8, $0x0000001f0000001f
+DATA dmIndexAVX2<>+1016(SB)/8, $0x0000001f0000001f
+DATA dmIndexAVX2<>+1024(SB)/8, $0x0000002000000020
+DATA dmIndexAVX2<>+1032(SB)/8, $0x0000002000000020
+DATA dmIndexAVX2<>+1040(SB)/8, $0x0000002000000020
+DATA dmIndexAVX2<>+1048(SB)/8, $0x0000002000000020
+DATA dmIndexAVX2<>+1056(SB)/8, $0x0000002100000021
+DATA dmIndexAVX2<>+1064(SB)/8, $0x0000002100000021
+DATA dmIndexAVX2<>+1072(SB)/8, $0x0000002100000021
+DATA dmIndexAVX2<>+1080(SB)/8, $0x0000002100000021
+DATA dmIndexAVX2<>+1088(SB)/8, $0x0000002200000022
+DATA dmIndexAVX2<>+1096(SB)/8, $0x0000002200000022
+DATA dmIndexAVX2<>+1104(SB)/8, $0x0000002200000022
+DATA dmIndexAVX2<>+1112(SB)/8, $0x0000002200000022
+DATA dmIndexAVX2<>+1120(SB)/8, $0x0000002300000023
+DATA dmIndexAVX2<>+1128(SB)/8, $0x0000002300000023
+DATA dmIndexAVX2<>+1136(SB)/8, $0x0000002300000023
+DATA dmIndexAVX2<>+1144(SB)/8, $0x0000002300000023
+DATA dmIndexAVX2<>+1152(SB)/8, $0x0000002400000024
+DATA dmIndexAVX2<>+1160(SB)/8, $0x0000002400000024
+DATA dmIndexAVX2<>+1168(SB)/8, $0x0000002400000024
+DATA dmIndexAVX2<>+1176(SB)/8, $0x0000002400000024
+DATA dmIndexAVX2<>+1184(SB)/8, $0x0000002500000025
+DATA dmIndexAVX2<>+1192(SB)/8, $0x0000002500000025
+DATA dmIndexAVX2<>+1200(SB)/8, $0x0000002500000025
+DATA dmIndexAVX2<>+1208(SB)/8, $0x0000002500000025
+DATA dmIndexAVX2<>+1216(SB)/8, $0x0000002600000026
+DATA dmIndexAVX2<>+1224(SB)/8, $0x0000002600000026
+DATA dmIndexAVX2<>+1232(SB)/8, $0x0000002600000026
+DATA dmIndexAVX2<>+1240(SB)/8, $0x0000002600000026
+DATA dmIndexAVX2<>+1248(SB)/8, $0x0000002700000027
+DATA dmIndexAVX2<>+1256(SB)/8, $0x0000002700000027
+DATA dmIndexAVX2<>+1264(SB)/8, $0x0000002700000027
+DATA dmIndexAVX2<>+1272(SB)/8, $0x0000002700000027
+DATA dmIndexAVX2<>+1280(SB)/8, $0x0000002800000028
+DATA dmIndexAVX2<>+1288(SB)/8, $0x0000002800000028
+DATA dmIndexAVX2<>+1296(SB)/8, $0x0000002800000028
+DATA dmIndexAVX2<>+1304(SB)/8, $0x0000002800000028
+DATA dmIndexAVX2<>+1312(SB)/8, $0x0000002900000029
+DATA dmIndexAVX2<>+1320(SB)/8, $0x0000002900000029
+DATA dmIndexAVX2<>+1328(SB)/8, $0x0000002900000029
+DATA dmIndexAVX2<>+1336(SB)/8, $0x0000002900000029
+DATA dmIndexAVX2<>+1344(SB)/8, $0x0000002a0000002a
+DATA dmIndexAVX2<>+1352(SB)/8, $0x0000002a0000002a
+DATA dmIndexAVX2<>+1360(SB)/8, $0x0000002a0000002a
+DATA dmIndexAVX2<>+1368(SB)/8, $0x0000002a0000002a
+DATA dmIndexAVX2<>+1376(SB)/8, $0x0000002b0000002b
+DATA dmIndexAVX2<>+1384(SB)/8, $0x0000002b0000002b
+DATA dmIndexAVX2<>+1392(SB)/8, $0x0000002b0000002b
+DATA dmIndexAVX2<>+1400(SB)/8, $0x0000002b0000002b
+DATA dmIndexAVX2<>+1408(SB)/8, $0x0000002c0000002c
+DATA dmIndexAVX2<>+1416(SB)/8, $0x0000002c0000002c
+DATA dmIndexAVX2<>+1424(SB)/8, $0x0000002c0000002c
+DATA dmIndexAVX2<>+1432(SB)/8, $0x0000002c0000002c
+DATA dmIndexAVX2<>+1440(SB)/8, $0x0000002d0000002d
+DATA dmIndexAVX2<>+1448(SB)/8, $0x0000002d0000002d
+DATA dmIndexAVX2<>+1456(SB)/8, $0x0000002d0000002d
+DATA dmIndexAVX2<>+1464(SB)/8, $0x0000002d0000002d
+DATA dmIndexAVX2<>+1472(SB)/8, $0x0000002e0000002e
+DATA dmIndexAVX2<>+1480(SB)/8, $0x0000002e0000002e
+DATA dmIndexAVX2<>+1488(SB)/8, $0x0000002e0000002e
+DATA dmIndexAVX2<>+1496(SB)/8, $0x0000002e0000002e
+DATA dmIndexAVX2<>+1504(SB)/8, $0x0000002f0000002f
+DATA dmIndexAVX2<>+1512(SB)/8, $0x0000002f0000002f
+DATA dmIndexAVX2<>+1520(SB)/8, $0x0000002f0000002f
+DATA dmIndexAVX2<>+1528(SB)/8, $0x0000002f0000002f
+DATA dmIndexAVX2<>+1536(SB)/8, $0x0000003000000030
+DATA dmIndexAVX2<>+1544(SB)/8, $0x0000003000000030
+DATA dmIndexAVX2<>+1552(SB)/8, $0x0000003000000030
+DATA dmIndexAVX2<>+1560(SB)/8, $0x0000003000000030
+DATA dmIndexAVX2<>+1568(SB)/8, $0x0000003100000031
+DATA dmIndexAVX2<>+1576(SB)/8, $0x0000003100000031
+DATA dmIndexAVX2<>+1584(SB)/8, $0x0000003100000031
+DATA dmIndexAVX2<>+1592(SB)/8, $0x0000003100000031
+DATA dmIndexAVX2<>+1600(SB)/8, $0x0000003200000032
+DATA dmIndexAVX2<>+1608(SB)/8, $0x0000003200000032
+DATA dmIndexAVX2<>+1616(SB)/8, $0x0000003200000032
+DATA dmIndexAVX2<>+1624(SB)/8, $0x0000003200000032
+DATA dmIndexAVX2<>+1632(SB)/8, $0x0000003300000033
+DATA dmIndexAVX2<>+1640(SB)/8, $0x0000003300000033
+DATA dmIndexAVX2<>+1648(SB)/8, $0x0000003300000033
+DATA dmIndexAVX2<>+1656(SB)/8, $0x0000003300000033
+DATA dmIndexAVX2<>+1664(SB)/8, $0x0000003400000034
+DATA dmIndexAVX2<>+1672(SB)/8, $0x0000003400000034
+DATA dmIndexAVX2<>+1680(SB)/8, $0x0000003400000034
+DATA dmIndexAVX2<>+1688(SB)/8, $0x0000003400000034
+DATA dmIndexAVX2<>+1696(SB)/8, $0x0000003500000035
+DATA dmIndexAVX2<>+1704(SB)/8, $0x0000003500000035
+DATA dmIndexAVX2<>+1712(SB)/8, $0x0000003500000035
+DATA dmIndexAVX2<>+1720(SB)/8, $0x0000003500000035
+DATA dmIndexAVX2<>+1728(SB)/8, $0x0000003600000036
+DATA dmIndexAVX2<>+1736(SB)/8, $0x0000003600000036
+DATA dmIndexAVX2<>+1744(SB)/8, $0x0000003600000036
+DATA dmIndexAVX2<>+1752(SB)/8, $0x0000003600000036
+DATA dmIndexAVX2<>+1760(SB)/8, $0x0000003700000037
+DATA dmIndexAVX2<>+1768(SB)/8, $0x0000003700000037
+DATA dmIndexAVX2<>+1776(SB)/8, $0x0000003700000037
+DATA dmIndexAVX2<>+1784(SB)/8, $0x0000003700000037
+DATA dmIndexAVX2<>+1792(SB)/8, $0x0000003800000038
+DATA dmIndexAVX2<>+1800(SB)/8, $0x0000003800000038
+DATA dmIndexAVX2<>+1808(SB)/8, $0x0000003800000038
+DATA dmIndexAVX2<>+1816(SB)/8, $0x0000003800000038
+DATA dmIndexAVX2<>+1824(SB)/8, $0x0000003900000039
+DATA dmIndexAVX2<>+1832(SB)/8, $0x0000003900000039
+DATA dmIndexAVX2<>+1840(SB)/8, $0x0000003900000039
+DATA dmIndexAVX2<>+1848(SB)/8, $0x0000003900000039
+DATA dmIndexAVX2<>+1856(SB)/8, $0x0000003a0000003a
+DATA dmIndexAVX2<>+1864(SB)/8, $0x0000003a0000003a
+DATA dmIndexAVX2<>+1872(SB)/8, $0x0000003a0000003a
+DATA dmIndexAVX2<>+1880(SB)/8, $0x0000003a0000003a
+DATA dmIndexAVX2<>+1888(SB)/8, $0x0000003b0000003b
+DATA dmIndexAVX2<>+1896(SB)/8, $0x0000003b0000003b
+DATA dmIndexAVX2<>+1904(SB)/8, $0x0000003b0000003b
+DATA dmIndexAVX2<>+1912(SB)/8, $0x0000003b0000003b
+DATA dmIndexAVX2<>+1920(SB)/8, $0x0000003c0000003c
+DATA dmIndexAVX2<>+1928(SB)/8, $0x0000003c0000003c
+DATA dmIndexAVX2<>+1936(SB)/8, $0x0000003c0000003c
+DATA dmIndexAVX2<>+1944(SB)/8, $0x0000003c0000003c
+DATA dmIndexAVX2<>+1952(SB)/8, $0x0000003d0000003d
+DATA dmIndexAVX2<>+1960(SB)/8, $0x0000003d0000003d
+DATA dmIndexAVX2<>+1968(SB)/8, $0x0000003d0000003d
+DATA dmIndexAVX2<>+1976(SB)/8, $0x0000003d0000003d
+DATA dmIndexAVX2<>+1984(SB)/8, $0x0000003e0000003e
+DATA dmIndexAVX2<>+1992(SB)/8, $0x0000003e0000003e
+DATA dmIndexAVX2<>+2000(SB)/8, $0x0000003e0000003e
+DATA dmIndexAVX2<>+2008(SB)/8, $0x0000003e0000003e
+DATA dmIndexAVX2<>+2016(SB)/8, $0x0000003f0000003f
+DATA dmIndexAVX2<>+2024(SB)/8, $0x0000003f0000003f
+DATA dmIndexAVX2<>+2032(SB)/8, $0x0000003f0000003f
+DATA dmIndexAVX2<>+2040(SB)/8, $0x0000003f0000003f
+GLOBL dmIndexAVX2<>(SB), RODATA|NOPTR, $2048
+
+// func dimMedianAVX2x4(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 5 comparators, 4 key loads and 4 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x4(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0xf, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x4done
+
+a8x4group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 4 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x4key1
+
+a8x4key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x4key4
+	CMPQ       R15, DX
+	JGE        a8x4keyed
+
+a8x4key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x4key1
+
+a8x4keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     128(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x4sort
+
+a8x4pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x4pad
+
+a8x4sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU Y0, 0(R8)
+	VMOVDQU Y1, 32(R8)
+	VMOVDQU Y3, 96(R8)
+	VMOVDQU Y4, 64(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVUPS      (R11), Y15
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x4tail
+
+a8x4scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x4tieA
+
+a8x4tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x4store // every lane done before this key
+	VPERMPS      Y15, Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x4tieB
+
+a8x4tieBed:
+	VPERMPS      Y15, Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x4scan
+
+a8x4tail:
+	CMPQ         R15, R14
+	JGE          a8x4end
+	VMOVDQU      0(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x4tieT
+
+a8x4tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x4store // every lane done before this key
+	VPERMPS      Y15, Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x4end
+
+a8x4tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x4tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x4tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x4tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x4tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x4tieAlane
+	JMP          a8x4tieAed
+
+a8x4tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x4tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x4tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x4tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x4tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x4tieBlane
+	JMP          a8x4tieBed
+
+a8x4tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x4tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x4tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x4tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x4tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x4tieTlane
+	JMP          a8x4tieTed
+
+a8x4store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x4end
+
+a8x4open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x4end
+	VMOVDQU      (R15), Y0
+	VPAND        32(SP), Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x4tieO
+	JMP          a8x4end
+
+a8x4tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x4tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x4tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x4tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x4tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x4tieOlane
+	JMP          a8x4open
+
+a8x4end:
+	VMOVDQU      176(SP), Y13
+
+a8x4picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x4group
+
+a8x4done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x8(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 19 comparators, 8 key loads and 8 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x8(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0xf, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x8done
+
+a8x8group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 4 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x8key1
+
+a8x8key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x8key4
+	CMPQ       R15, DX
+	JGE        a8x8keyed
+
+a8x8key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x8key1
+
+a8x8keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     256(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x8sort
+
+a8x8pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x8pad
+
+a8x8sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU Y0, 96(R8)
+	VMOVDQU Y1, 32(R8)
+	VMOVDQU Y2, 128(R8)
+	VMOVDQU Y3, 160(R8)
+	VMOVDQU Y4, 64(R8)
+	VMOVDQU Y6, 0(R8)
+	VMOVDQU Y7, 224(R8)
+	VMOVDQU Y8, 192(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVUPS      (R11), Y15
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x8tail
+
+a8x8scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x8tieA
+
+a8x8tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x8store // every lane done before this key
+	VPERMPS      Y15, Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x8tieB
+
+a8x8tieBed:
+	VPERMPS      Y15, Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x8scan
+
+a8x8tail:
+	CMPQ         R15, R14
+	JGE          a8x8end
+	VMOVDQU      0(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x8tieT
+
+a8x8tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x8store // every lane done before this key
+	VPERMPS      Y15, Y0, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x8end
+
+a8x8tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x8tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x8tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x8tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x8tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x8tieAlane
+	JMP          a8x8tieAed
+
+a8x8tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x8tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x8tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x8tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x8tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x8tieBlane
+	JMP          a8x8tieBed
+
+a8x8tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x8tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x8tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x8tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x8tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x8tieTlane
+	JMP          a8x8tieTed
+
+a8x8store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x8end
+
+a8x8open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x8end
+	VMOVDQU      (R15), Y0
+	VPAND        32(SP), Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x8tieO
+	JMP          a8x8end
+
+a8x8tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x8tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x8tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x8tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x8tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x8tieOlane
+	JMP          a8x8open
+
+a8x8end:
+	VMOVDQU      176(SP), Y13
+
+a8x8picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x8group
+
+a8x8done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x12(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 41 comparators, 12 key loads and 12 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x12(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0xf, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x12done
+
+a8x12group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 4 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x12key1
+
+a8x12key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x12key4
+	CMPQ       R15, DX
+	JGE        a8x12keyed
+
+a8x12key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x12key1
+
+a8x12keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     384(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x12sort
+
+a8x12pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x12pad
+
+a8x12sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y5, Y6, Y10
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y12, Y8, Y4
+	VPMAXUD Y12, Y8, Y12
+	VPMINUD Y6, Y2, Y8
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y5, Y4, Y2
+	VPMAXUD Y5, Y4, Y5
+	VPMINUD Y9, Y1, Y4
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y9, Y3, Y1
+	VPMAXUD Y9, Y3, Y9
+	VPMINUD Y11, Y0, Y3
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y11, Y7, Y0
+	VPMAXUD Y11, Y7, Y11
+	VPMINUD Y1, Y3, Y7
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y9, Y0, Y3
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y6, Y7, Y4
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y2, Y1, Y7
+	VPMAXUD Y2, Y1, Y2
+	VPMINUD Y5, Y3, Y1
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y12, Y9, Y3
+	VPMAXUD Y12, Y9, Y12
+	VMOVDQU Y0, 32(R8)
+	VMOVDQU Y1, 224(R8)
+	VMOVDQU Y2, 192(R8)
+	VMOVDQU Y3, 288(R8)
+	VMOVDQU Y4, 96(R8)
+	VMOVDQU Y5, 256(R8)
+	VMOVDQU Y6, 128(R8)
+	VMOVDQU Y7, 160(R8)
+	VMOVDQU Y8, 64(R8)
+	VMOVDQU Y10, 0(R8)
+	VMOVDQU Y11, 352(R8)
+	VMOVDQU Y12, 320(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVUPS      (R11), Y15
+	VMOVUPS      32(R11), Y5
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x12tail
+
+a8x12scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x12tieA
+
+a8x12tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x12store // every lane done before this key
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x12tieB
+
+a8x12tieBed:
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x12scan
+
+a8x12tail:
+	CMPQ         R15, R14
+	JGE          a8x12end
+	VMOVDQU      0(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x12tieT
+
+a8x12tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x12store // every lane done before this key
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x12end
+
+a8x12tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x12tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x12tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x12tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x12tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x12tieAlane
+	JMP          a8x12tieAed
+
+a8x12tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x12tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x12tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x12tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x12tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x12tieBlane
+	JMP          a8x12tieBed
+
+a8x12tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x12tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x12tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x12tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x12tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x12tieTlane
+	JMP          a8x12tieTed
+
+a8x12store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x12end
+
+a8x12open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x12end
+	VMOVDQU      (R15), Y0
+	VPAND        32(SP), Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x12tieO
+	JMP          a8x12end
+
+a8x12tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x12tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x12tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x12tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x12tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x12tieOlane
+	JMP          a8x12open
+
+a8x12end:
+	VMOVDQU      176(SP), Y13
+
+a8x12picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x12group
+
+a8x12done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x16(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 63 comparators, 17 key loads and 17 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x16(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^4] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0xf, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x16done
+
+a8x16group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 4 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x16key1
+
+a8x16key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x16key4
+	CMPQ       R15, DX
+	JGE        a8x16keyed
+
+a8x16key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x16key1
+
+a8x16keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     512(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x16sort
+
+a8x16pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x16pad
+
+a8x16sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y6, 0(R8)
+	VPMINUD Y15, Y10, Y6
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y6, Y14, Y10
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y6, Y12, Y5
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y6, Y13, Y11
+	VPMAXUD Y6, Y13, Y6
+	VPMINUD Y10, Y2, Y13
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y6, Y8, Y4
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y10, Y12, Y4
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y15, Y7, Y0
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y5, Y0, Y7
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y3, Y1, Y0
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y7, Y1
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y11, Y5, Y7
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y9, Y5
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y10, Y7, Y9
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 0(R8), Y11
+	VMOVDQU Y4, 320(R8)
+	VPMINUD Y14, Y11, Y4
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y13, Y11
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y14, Y8, Y13
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y13, Y3, Y8
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y11, Y2, Y1
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y1, Y12, Y0
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU Y0, 32(R8)
+	VMOVDQU Y1, 64(R8)
+	VMOVDQU Y2, 96(R8)
+	VMOVDQU Y3, 224(R8)
+	VMOVDQU Y4, 0(R8)
+	VMOVDQU Y5, 288(R8)
+	VMOVDQU Y6, 448(R8)
+	VMOVDQU Y7, 416(R8)
+	VMOVDQU Y8, 160(R8)
+	VMOVDQU Y9, 352(R8)
+	VMOVDQU Y10, 384(R8)
+	VMOVDQU Y11, 128(R8)
+	VMOVDQU Y13, 192(R8)
+	VMOVDQU Y14, 256(R8)
+	VMOVDQU Y15, 480(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVUPS      (R11), Y15
+	VMOVUPS      32(R11), Y5
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x16tail
+
+a8x16scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x16tieA
+
+a8x16tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x16store // every lane done before this key
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x16tieB
+
+a8x16tieBed:
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x16scan
+
+a8x16tail:
+	CMPQ         R15, R14
+	JGE          a8x16end
+	VMOVDQU      0(R15), Y0
+	VPAND        32(SP), Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x16tieT
+
+a8x16tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x16store // every lane done before this key
+	VPERMPS      Y15, Y0, Y4
+	VPERMPS      Y5, Y0, Y1
+	VPSLLD       $28, Y0, Y13
+	VBLENDVPS    Y13, Y1, Y4, Y4
+	VCVTPS2PD    X4, Y1
+	VEXTRACTF128 $1, Y4, X4
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, 64(SP), Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, 64(SP), Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x16end
+
+a8x16tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x16tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x16tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x16tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x16tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x16tieAlane
+	JMP          a8x16tieAed
+
+a8x16tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x16tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x16tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x16tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x16tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x16tieBlane
+	JMP          a8x16tieBed
+
+a8x16tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x16tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x16tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x16tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x16tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x16tieTlane
+	JMP          a8x16tieTed
+
+a8x16store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x16end
+
+a8x16open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x16end
+	VMOVDQU      (R15), Y0
+	VPAND        32(SP), Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x16tieO
+	JMP          a8x16end
+
+a8x16tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x16tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0xf, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x16tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x16tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x16tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x16tieOlane
+	JMP          a8x16open
+
+a8x16end:
+	VMOVDQU      176(SP), Y13
+
+a8x16picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x16group
+
+a8x16done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x24(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 127 comparators, 38 key loads and 38 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x24(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^5] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0x1f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y0, 2176(R8)
+	VMOVUPS      Y1, 2208(R8)
+	VMOVUPS      Y2, 2240(R8)
+	VMOVUPS      Y3, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y0, 2432(R8)
+	VMOVUPS      Y1, 2464(R8)
+	VMOVUPS      Y2, 2496(R8)
+	VMOVUPS      Y3, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y0, 2688(R8)
+	VMOVUPS      Y1, 2720(R8)
+	VMOVUPS      Y2, 2752(R8)
+	VMOVUPS      Y3, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y0, 2944(R8)
+	VMOVUPS      Y1, 2976(R8)
+	VMOVUPS      Y2, 3008(R8)
+	VMOVUPS      Y3, 3040(R8)
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x24done
+
+a8x24group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 5 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x24key1
+
+a8x24key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x24key4
+	CMPQ       R15, DX
+	JGE        a8x24keyed
+
+a8x24key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x24key1
+
+a8x24keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     768(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x24sort
+
+a8x24pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x24pad
+
+a8x24sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y6, 0(R8)
+	VPMINUD Y15, Y10, Y6
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y6, Y14, Y10
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y6, Y12, Y5
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y6, Y13, Y11
+	VPMAXUD Y6, Y13, Y6
+	VPMINUD Y10, Y2, Y13
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y6, Y8, Y4
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y10, Y12, Y4
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y15, Y7, Y0
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y5, Y0, Y7
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y3, Y1, Y0
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y7, Y1
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y11, Y5, Y7
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y9, Y5
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y10, Y7, Y9
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 0(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y14, Y11, Y15
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y13, Y11
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y14, Y8, Y13
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y13, Y3, Y8
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y11, Y2, Y1
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y1, Y12, Y0
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU 512(R8), Y12
+	VMOVDQU Y7, 416(R8)
+	VMOVDQU 544(R8), Y7
+	VMOVDQU Y8, 160(R8)
+	VPMINUD Y7, Y12, Y8
+	VPMAXUD Y7, Y12, Y7
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y4, 320(R8)
+	VMOVDQU 608(R8), Y4
+	VMOVDQU Y9, 352(R8)
+	VPMINUD Y4, Y12, Y9
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y9, Y8, Y12
+	VPMAXUD Y9, Y8, Y9
+	VPMINUD Y4, Y7, Y8
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y9, Y8, Y7
+	VPMAXUD Y9, Y8, Y9
+	VMOVDQU 640(R8), Y8
+	VMOVDQU Y5, 288(R8)
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y6, 448(R8)
+	VPMINUD Y5, Y8, Y6
+	VPMAXUD Y5, Y8, Y5
+	VMOVDQU 704(R8), Y8
+	VMOVDQU Y10, 384(R8)
+	VMOVDQU 736(R8), Y10
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y10, Y8, Y14
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y14, Y6, Y8
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y10, Y5, Y6
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y14, Y6, Y5
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y8, Y12, Y6
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y14, Y9, Y12
+	VPMAXUD Y14, Y9, Y14
+	VPMINUD Y8, Y12, Y9
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y5, Y7, Y12
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y10, Y4, Y7
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y5, Y7, Y4
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y9, Y12, Y7
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y8, Y4, Y12
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y14, Y5, Y4
+	VPMAXUD Y14, Y5, Y14
+	VPMINUD Y8, Y11, Y5
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y9, Y1, Y11
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y14, Y13, Y1
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y7, Y0, Y13
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y12, Y2, Y0
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y10, Y3, Y2
+	VPMAXUD Y10, Y3, Y10
+	VPMINUD Y6, Y15, Y3
+	VPMAXUD Y6, Y15, Y6
+	VMOVDQU 256(R8), Y15
+	VMOVDQU Y3, 0(R8)
+	VPMINUD Y6, Y15, Y3
+	VPMAXUD Y6, Y15, Y6
+	VPMINUD Y3, Y5, Y15
+	VPMAXUD Y3, Y5, Y3
+	VPMINUD Y15, Y11, Y5
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y5, Y13, Y11
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 384(R8), Y13
+	VMOVDQU Y5, 64(R8)
+	VPMINUD Y8, Y13, Y5
+	VPMAXUD Y8, Y13, Y8
+	VPMINUD Y6, Y5, Y13
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 448(R8), Y5
+	VMOVDQU Y11, 32(R8)
+	VPMINUD Y14, Y5, Y11
+	VPMAXUD Y14, Y5, Y14
+	VMOVDQU 288(R8), Y5
+	VMOVDQU Y14, 704(R8)
+	VPMINUD Y7, Y5, Y14
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 352(R8), Y5
+	VMOVDQU Y10, 736(R8)
+	VPMINUD Y12, Y5, Y10
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y2, Y5
+	VPMAXUD Y10, Y2, Y10
+	VMOVDQU 320(R8), Y2
+	VMOVDQU Y12, 608(R8)
+	VPMINUD Y9, Y2, Y12
+	VPMAXUD Y9, Y2, Y9
+	VPMINUD Y9, Y11, Y2
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y6, Y2, Y11
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y8, Y9, Y2
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y12, Y1, Y9
+	VPMAXUD Y12, Y1, Y12
+	VPMINUD Y13, Y12, Y1
+	VPMAXUD Y13, Y12, Y13
+	VPMINUD Y3, Y9, Y12
+	VPMAXUD Y3, Y9, Y3
+	VMOVDQU 160(R8), Y9
+	VMOVDQU Y8, 640(R8)
+	VPMINUD Y4, Y9, Y8
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y14, Y8, Y9
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y14, Y5, Y8
+	VPMAXUD Y14, Y5, Y14
+	VPMINUD Y3, Y8, Y5
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y1, Y14, Y8
+	VPMAXUD Y1, Y14, Y1
+	VMOVDQU 416(R8), Y14
+	VMOVDQU Y1, 320(R8)
+	VPMINUD Y4, Y14, Y1
+	VPMAXUD Y4, Y14, Y4
+	VPMINUD Y7, Y1, Y14
+	VPMAXUD Y7, Y1, Y7
+	VPMINUD Y14, Y10, Y1
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y13, Y1, Y10
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y11, Y14, Y1
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y9, Y0, Y14
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y12, Y9, Y0
+	VPMAXUD Y12, Y9, Y12
+	VPMINUD Y15, Y14, Y9
+	VPMAXUD Y15, Y14, Y15
+	VMOVDQU 480(R8), Y14
+	VMOVDQU Y0, 160(R8)
+	VMOVDQU 736(R8), Y0
+	VMOVDQU Y1, 416(R8)
+	VPMINUD Y0, Y14, Y1
+	VPMAXUD Y0, Y14, Y0
+	VMOVDQU 608(R8), Y14
+	VMOVDQU Y0, 736(R8)
+	VPMINUD Y14, Y1, Y0
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y7, Y0, Y1
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y4, Y14, Y0
+	VPMAXUD Y4, Y14, Y4
+	VPMINUD Y6, Y1, Y14
+	VPMAXUD Y6, Y1, Y6
+	VPMINUD Y2, Y7, Y1
+	VPMAXUD Y2, Y7, Y2
+	VMOVDQU 640(R8), Y7
+	VMOVDQU Y1, 544(R8)
+	VPMINUD Y7, Y0, Y1
+	VPMAXUD Y7, Y0, Y7
+	VMOVDQU 704(R8), Y0
+	VMOVDQU Y1, 608(R8)
+	VPMINUD Y0, Y4, Y1
+	VPMAXUD Y0, Y4, Y0
+	VMOVDQU Y0, 704(R8)
+	VMOVDQU Y1, 672(R8)
+	VMOVDQU Y2, 576(R8)
+	VMOVDQU Y3, 256(R8)
+	VMOVDQU Y5, 224(R8)
+	VMOVDQU Y6, 512(R8)
+	VMOVDQU Y7, 640(R8)
+	VMOVDQU Y8, 288(R8)
+	VMOVDQU Y9, 96(R8)
+	VMOVDQU Y10, 352(R8)
+	VMOVDQU Y11, 448(R8)
+	VMOVDQU Y12, 192(R8)
+	VMOVDQU Y13, 384(R8)
+	VMOVDQU Y14, 480(R8)
+	VMOVDQU Y15, 128(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x24tail
+
+a8x24scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x24tieA
+
+a8x24tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x24store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x24tieB
+
+a8x24tieBed:
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x24scan
+
+a8x24tail:
+	CMPQ         R15, R14
+	JGE          a8x24end
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x24tieT
+
+a8x24tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x24store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x24end
+
+a8x24tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x24tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x24tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x24tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x24tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x24tieAlane
+	JMP          a8x24tieAed
+
+a8x24tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x24tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x24tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x24tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x24tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x24tieBlane
+	JMP          a8x24tieBed
+
+a8x24tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x24tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x24tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x24tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x24tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x24tieTlane
+	JMP          a8x24tieTed
+
+a8x24store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x24end
+
+a8x24open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x24end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x24tieO
+	JMP          a8x24end
+
+a8x24tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x24tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x24tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x24tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x24tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x24tieOlane
+	JMP          a8x24open
+
+a8x24end:
+	VMOVDQU      176(SP), Y13
+
+a8x24picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x24group
+
+a8x24done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x32(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 191 comparators, 65 key loads and 65 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x32(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^5] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0x1f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y0, 2176(R8)
+	VMOVUPS      Y1, 2208(R8)
+	VMOVUPS      Y2, 2240(R8)
+	VMOVUPS      Y3, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y0, 2432(R8)
+	VMOVUPS      Y1, 2464(R8)
+	VMOVUPS      Y2, 2496(R8)
+	VMOVUPS      Y3, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y0, 2688(R8)
+	VMOVUPS      Y1, 2720(R8)
+	VMOVUPS      Y2, 2752(R8)
+	VMOVUPS      Y3, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y0, 2944(R8)
+	VMOVUPS      Y1, 2976(R8)
+	VMOVUPS      Y2, 3008(R8)
+	VMOVUPS      Y3, 3040(R8)
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x32done
+
+a8x32group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 5 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x32key1
+
+a8x32key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x32key4
+	CMPQ       R15, DX
+	JGE        a8x32keyed
+
+a8x32key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x32key1
+
+a8x32keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     1024(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x32sort
+
+a8x32pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x32pad
+
+a8x32sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y6, 0(R8)
+	VPMINUD Y15, Y10, Y6
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y6, Y14, Y10
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y6, Y12, Y5
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y6, Y13, Y11
+	VPMAXUD Y6, Y13, Y6
+	VPMINUD Y10, Y2, Y13
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y6, Y8, Y4
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y10, Y12, Y4
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y15, Y7, Y0
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y5, Y0, Y7
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y3, Y1, Y0
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y7, Y1
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y11, Y5, Y7
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y9, Y5
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y10, Y7, Y9
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 0(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y14, Y11, Y15
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y13, Y11
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y14, Y8, Y13
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y13, Y3, Y8
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y11, Y2, Y1
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y1, Y12, Y0
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU 512(R8), Y12
+	VMOVDQU Y3, 224(R8)
+	VMOVDQU 544(R8), Y3
+	VMOVDQU Y9, 352(R8)
+	VPMINUD Y3, Y12, Y9
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y7, 416(R8)
+	VMOVDQU 608(R8), Y7
+	VMOVDQU Y8, 160(R8)
+	VPMINUD Y7, Y12, Y8
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y8, Y9, Y12
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y3, Y9
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y8, Y9, Y3
+	VPMAXUD Y8, Y9, Y8
+	VMOVDQU 640(R8), Y9
+	VMOVDQU Y5, 288(R8)
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y6, 448(R8)
+	VPMINUD Y5, Y9, Y6
+	VPMAXUD Y5, Y9, Y5
+	VMOVDQU 704(R8), Y9
+	VMOVDQU Y4, 320(R8)
+	VMOVDQU 736(R8), Y4
+	VMOVDQU Y2, 96(R8)
+	VPMINUD Y4, Y9, Y2
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y2, Y6, Y9
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y4, Y5, Y6
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y2, Y6, Y5
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y9, Y12, Y6
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y8, Y12
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y9, Y12, Y8
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y5, Y3, Y12
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y4, Y7, Y3
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y5, Y3, Y7
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y8, Y12, Y3
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y9, Y7, Y12
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y2, Y5, Y7
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 768(R8), Y5
+	VMOVDQU Y0, 32(R8)
+	VMOVDQU 800(R8), Y0
+	VMOVDQU Y13, 192(R8)
+	VPMINUD Y0, Y5, Y13
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 832(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VMOVDQU 864(R8), Y1
+	VMOVDQU Y10, 384(R8)
+	VPMINUD Y1, Y5, Y10
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y10, Y13, Y5
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y10, Y13, Y0
+	VPMAXUD Y10, Y13, Y10
+	VMOVDQU 896(R8), Y13
+	VMOVDQU Y11, 128(R8)
+	VMOVDQU 928(R8), Y11
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y11, Y13, Y14
+	VPMAXUD Y11, Y13, Y11
+	VMOVDQU 960(R8), Y13
+	VMOVDQU Y15, 0(R8)
+	VMOVDQU 992(R8), Y15
+	VMOVDQU Y6, 512(R8)
+	VPMINUD Y15, Y13, Y6
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y11, Y14
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y6, Y14, Y11
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y13, Y5, Y14
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y6, Y10, Y5
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y13, Y5, Y10
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y11, Y0, Y5
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y15, Y1, Y0
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y11, Y0, Y1
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y10, Y5, Y0
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y1, Y5
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y6, Y11, Y1
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y10, Y8, Y9
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y6, Y2, Y8
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y10, Y8, Y2
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y13, Y10, Y8
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y1, Y7, Y3
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y0, Y3, Y7
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y5, Y12, Y3
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y15, Y4, Y12
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y5, Y12, Y4
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y7, Y3, Y12
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y0, Y4, Y3
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y1, Y5, Y4
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y8, Y0, Y5
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y13, Y4, Y0
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 512(R8), Y1
+	VMOVDQU Y15, 992(R8)
+	VPMINUD Y14, Y1, Y15
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y14, Y11, Y1
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y2, Y11
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y11, Y7, Y2
+	VPMAXUD Y11, Y7, Y11
+	VPMINUD Y14, Y3, Y7
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y1, Y9, Y3
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y1, Y12, Y9
+	VPMAXUD Y1, Y12, Y1
+	VPMINUD Y3, Y10, Y12
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 0(R8), Y10
+	VMOVDQU Y7, 736(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 256(R8), Y10
+	VMOVDQU Y7, 0(R8)
+	VPMINUD Y14, Y10, Y7
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y15, Y7, Y10
+	VPMAXUD Y15, Y7, Y15
+	VMOVDQU 128(R8), Y7
+	VMOVDQU Y0, 864(R8)
+	VPMINUD Y1, Y7, Y0
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y10, Y0, Y7
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 384(R8), Y0
+	VMOVDQU Y4, 928(R8)
+	VPMINUD Y13, Y0, Y4
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y15, Y0, Y4
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y14, Y1, Y0
+	VPMAXUD Y14, Y1, Y14
+	VMOVDQU 64(R8), Y1
+	VMOVDQU Y2, 672(R8)
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y7, Y2, Y1
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 192(R8), Y2
+	VMOVDQU Y7, 128(R8)
+	VPMINUD Y11, Y2, Y7
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 32(R8), Y2
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y12, Y2, Y5
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y1, Y5, Y2
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 96(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VPMINUD Y9, Y5, Y1
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU Y2, 32(R8)
+	VPMINUD Y8, Y5, Y2
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y3, Y2, Y5
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y5, Y7, Y2
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y4, Y5, Y7
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y10, Y2, Y5
+	VPMAXUD Y10, Y2, Y10
+	VMOVDQU 448(R8), Y2
+	VMOVDQU Y4, 384(R8)
+	VPMINUD Y6, Y2, Y4
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y11, Y4, Y2
+	VPMAXUD Y11, Y4, Y11
+	VPMINUD Y3, Y2, Y4
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y8, Y11, Y2
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y15, Y4, Y11
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y0, Y3, Y4
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y14, Y2, Y3
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y13, Y8, Y2
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 288(R8), Y8
+	VMOVDQU Y6, 960(R8)
+	VMOVDQU 800(R8), Y6
+	VMOVDQU Y13, 896(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y13, Y8
+	VPMAXUD Y12, Y13, Y12
+	VMOVDQU 160(R8), Y13
+	VMOVDQU Y2, 832(R8)
+	VMOVDQU 672(R8), Y2
+	VMOVDQU Y14, 768(R8)
+	VPMINUD Y2, Y13, Y14
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y8, Y14, Y13
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y13, Y1, Y14
+	VPMAXUD Y13, Y1, Y13
+	VMOVDQU 128(R8), Y1
+	VMOVDQU Y3, 704(R8)
+	VPMINUD Y1, Y14, Y3
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y5, Y13, Y14
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 416(R8), Y13
+	VMOVDQU Y1, 128(R8)
+	VMOVDQU 928(R8), Y1
+	VMOVDQU Y3, 96(R8)
+	VPMINUD Y1, Y13, Y3
+	VPMAXUD Y1, Y13, Y1
+	VPMINUD Y2, Y3, Y13
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y12, Y13, Y3
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y6, Y2, Y13
+	VPMAXUD Y6, Y2, Y6
+	VMOVDQU 352(R8), Y2
+	VMOVDQU Y5, 192(R8)
+	VMOVDQU 864(R8), Y5
+	VMOVDQU Y14, 160(R8)
+	VPMINUD Y5, Y2, Y14
+	VPMAXUD Y5, Y2, Y5
+	VPMINUD Y9, Y14, Y2
+	VPMAXUD Y9, Y14, Y9
+	VMOVDQU 224(R8), Y14
+	VMOVDQU Y0, 640(R8)
+	VMOVDQU 736(R8), Y0
+	VMOVDQU Y4, 576(R8)
+	VPMINUD Y0, Y14, Y4
+	VPMAXUD Y0, Y14, Y0
+	VPMINUD Y2, Y4, Y14
+	VPMAXUD Y2, Y4, Y2
+	VPMINUD Y8, Y14, Y4
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y3, Y2, Y14
+	VPMAXUD Y3, Y2, Y3
+	VPMINUD Y10, Y4, Y2
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VMOVDQU 384(R8), Y8
+	VMOVDQU Y2, 224(R8)
+	VPMINUD Y8, Y14, Y2
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y11, Y3, Y14
+	VPMAXUD Y11, Y3, Y11
+	VMOVDQU 480(R8), Y3
+	VMOVDQU Y2, 352(R8)
+	VMOVDQU 992(R8), Y2
+	VMOVDQU Y4, 288(R8)
+	VPMINUD Y2, Y3, Y4
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y0, Y4, Y3
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y9, Y3, Y4
+	VPMAXUD Y9, Y3, Y9
+	VPMINUD Y5, Y0, Y3
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y13, Y9, Y0
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y6, Y3, Y9
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y12, Y4, Y3
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y1, Y5, Y4
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y15, Y3, Y5
+	VPMAXUD Y15, Y3, Y15
+	VMOVDQU 576(R8), Y3
+	VMOVDQU Y2, 992(R8)
+	VPMINUD Y3, Y12, Y2
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 640(R8), Y12
+	VMOVDQU Y2, 544(R8)
+	VPMINUD Y12, Y0, Y2
+	VPMAXUD Y12, Y0, Y12
+	VMOVDQU 704(R8), Y0
+	VMOVDQU Y2, 608(R8)
+	VPMINUD Y0, Y13, Y2
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 768(R8), Y13
+	VMOVDQU Y0, 704(R8)
+	VPMINUD Y13, Y9, Y0
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 832(R8), Y9
+	VMOVDQU Y0, 736(R8)
+	VPMINUD Y9, Y6, Y0
+	VPMAXUD Y9, Y6, Y9
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y0, 800(R8)
+	VPMINUD Y6, Y4, Y0
+	VPMAXUD Y6, Y4, Y6
+	VMOVDQU 960(R8), Y4
+	VMOVDQU Y0, 864(R8)
+	VPMINUD Y4, Y1, Y0
+	VPMAXUD Y4, Y1, Y4
+	VMOVDQU Y0, 928(R8)
+	VMOVDQU Y2, 672(R8)
+	VMOVDQU Y3, 576(R8)
+	VMOVDQU Y4, 960(R8)
+	VMOVDQU Y5, 480(R8)
+	VMOVDQU Y6, 896(R8)
+	VMOVDQU Y7, 320(R8)
+	VMOVDQU Y8, 384(R8)
+	VMOVDQU Y9, 832(R8)
+	VMOVDQU Y10, 256(R8)
+	VMOVDQU Y11, 448(R8)
+	VMOVDQU Y12, 640(R8)
+	VMOVDQU Y13, 768(R8)
+	VMOVDQU Y14, 416(R8)
+	VMOVDQU Y15, 512(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x32tail
+
+a8x32scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x32tieA
+
+a8x32tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x32store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x32tieB
+
+a8x32tieBed:
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x32scan
+
+a8x32tail:
+	CMPQ         R15, R14
+	JGE          a8x32end
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x32tieT
+
+a8x32tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x32store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x32end
+
+a8x32tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x32tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x32tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x32tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x32tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x32tieAlane
+	JMP          a8x32tieAed
+
+a8x32tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x32tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x32tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x32tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x32tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x32tieBlane
+	JMP          a8x32tieBed
+
+a8x32tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x32tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x32tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x32tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x32tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x32tieTlane
+	JMP          a8x32tieTed
+
+a8x32store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x32end
+
+a8x32open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x32end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x32tieO
+	JMP          a8x32end
+
+a8x32tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x32tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x1f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x32tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x32tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x32tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x32tieOlane
+	JMP          a8x32open
+
+a8x32end:
+	VMOVDQU      176(SP), Y13
+
+a8x32picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x32group
+
+a8x32done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x40(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 295 comparators, 122 key loads and 122 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x40(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0x3f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      128(R11), Y4
+	VMOVUPS      160(R11), Y5
+	VMOVUPS      192(R11), Y6
+	VMOVUPS      224(R11), Y7
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y4, 2176(R8)
+	VMOVUPS      Y5, 2208(R8)
+	VMOVUPS      Y6, 2240(R8)
+	VMOVUPS      Y7, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y4, 2432(R8)
+	VMOVUPS      Y5, 2464(R8)
+	VMOVUPS      Y6, 2496(R8)
+	VMOVUPS      Y7, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y4, 2688(R8)
+	VMOVUPS      Y5, 2720(R8)
+	VMOVUPS      Y6, 2752(R8)
+	VMOVUPS      Y7, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y4, 2944(R8)
+	VMOVUPS      Y5, 2976(R8)
+	VMOVUPS      Y6, 3008(R8)
+	VMOVUPS      Y7, 3040(R8)
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x40done
+
+a8x40group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 6 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x40key1
+
+a8x40key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x40key4
+	CMPQ       R15, DX
+	JGE        a8x40keyed
+
+a8x40key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x40key1
+
+a8x40keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     1280(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x40sort
+
+a8x40pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x40pad
+
+a8x40sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y6, 0(R8)
+	VPMINUD Y15, Y10, Y6
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y6, Y14, Y10
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y6, Y12, Y5
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y6, Y13, Y11
+	VPMAXUD Y6, Y13, Y6
+	VPMINUD Y10, Y2, Y13
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y6, Y8, Y4
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y10, Y12, Y4
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y15, Y7, Y0
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y5, Y0, Y7
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y3, Y1, Y0
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y7, Y1
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y11, Y5, Y7
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y9, Y5
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y10, Y7, Y9
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 0(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y14, Y11, Y15
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y13, Y11
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y14, Y8, Y13
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y13, Y3, Y8
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y11, Y2, Y1
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y1, Y12, Y0
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU 512(R8), Y12
+	VMOVDQU Y3, 224(R8)
+	VMOVDQU 544(R8), Y3
+	VMOVDQU Y9, 352(R8)
+	VPMINUD Y3, Y12, Y9
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y7, 416(R8)
+	VMOVDQU 608(R8), Y7
+	VMOVDQU Y8, 160(R8)
+	VPMINUD Y7, Y12, Y8
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y8, Y9, Y12
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y3, Y9
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y8, Y9, Y3
+	VPMAXUD Y8, Y9, Y8
+	VMOVDQU 640(R8), Y9
+	VMOVDQU Y5, 288(R8)
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y6, 448(R8)
+	VPMINUD Y5, Y9, Y6
+	VPMAXUD Y5, Y9, Y5
+	VMOVDQU 704(R8), Y9
+	VMOVDQU Y4, 320(R8)
+	VMOVDQU 736(R8), Y4
+	VMOVDQU Y2, 96(R8)
+	VPMINUD Y4, Y9, Y2
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y2, Y6, Y9
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y4, Y5, Y6
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y2, Y6, Y5
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y9, Y12, Y6
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y8, Y12
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y9, Y12, Y8
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y5, Y3, Y12
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y4, Y7, Y3
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y5, Y3, Y7
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y8, Y12, Y3
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y9, Y7, Y12
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y2, Y5, Y7
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 768(R8), Y5
+	VMOVDQU Y0, 32(R8)
+	VMOVDQU 800(R8), Y0
+	VMOVDQU Y13, 192(R8)
+	VPMINUD Y0, Y5, Y13
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 832(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VMOVDQU 864(R8), Y1
+	VMOVDQU Y10, 384(R8)
+	VPMINUD Y1, Y5, Y10
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y10, Y13, Y5
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y10, Y13, Y0
+	VPMAXUD Y10, Y13, Y10
+	VMOVDQU 896(R8), Y13
+	VMOVDQU Y11, 128(R8)
+	VMOVDQU 928(R8), Y11
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y11, Y13, Y14
+	VPMAXUD Y11, Y13, Y11
+	VMOVDQU 960(R8), Y13
+	VMOVDQU Y15, 0(R8)
+	VMOVDQU 992(R8), Y15
+	VMOVDQU Y6, 512(R8)
+	VPMINUD Y15, Y13, Y6
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y11, Y14
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y6, Y14, Y11
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y13, Y5, Y14
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y6, Y10, Y5
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y13, Y5, Y10
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y11, Y0, Y5
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y15, Y1, Y0
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y11, Y0, Y1
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y10, Y5, Y0
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y1, Y5
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y6, Y11, Y1
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y10, Y8, Y9
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y6, Y2, Y8
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y10, Y8, Y2
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y13, Y10, Y8
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y1, Y7, Y3
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y0, Y3, Y7
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y5, Y12, Y3
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y15, Y4, Y12
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y5, Y12, Y4
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y7, Y3, Y12
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y0, Y4, Y3
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y1, Y5, Y4
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y8, Y0, Y5
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y13, Y4, Y0
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 512(R8), Y1
+	VMOVDQU Y15, 992(R8)
+	VPMINUD Y14, Y1, Y15
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y14, Y11, Y1
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y2, Y11
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y11, Y7, Y2
+	VPMAXUD Y11, Y7, Y11
+	VPMINUD Y14, Y3, Y7
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y1, Y9, Y3
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y1, Y12, Y9
+	VPMAXUD Y1, Y12, Y1
+	VPMINUD Y3, Y10, Y12
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 0(R8), Y10
+	VMOVDQU Y7, 736(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 256(R8), Y10
+	VMOVDQU Y7, 0(R8)
+	VPMINUD Y14, Y10, Y7
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y15, Y7, Y10
+	VPMAXUD Y15, Y7, Y15
+	VMOVDQU 128(R8), Y7
+	VMOVDQU Y0, 864(R8)
+	VPMINUD Y1, Y7, Y0
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y10, Y0, Y7
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 384(R8), Y0
+	VMOVDQU Y4, 928(R8)
+	VPMINUD Y13, Y0, Y4
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y15, Y0, Y4
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y14, Y1, Y0
+	VPMAXUD Y14, Y1, Y14
+	VMOVDQU 64(R8), Y1
+	VMOVDQU Y2, 672(R8)
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y7, Y2, Y1
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 192(R8), Y2
+	VMOVDQU Y7, 128(R8)
+	VPMINUD Y11, Y2, Y7
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 32(R8), Y2
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y12, Y2, Y5
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y1, Y5, Y2
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 96(R8), Y5
+	VMOVDQU Y2, 32(R8)
+	VPMINUD Y9, Y5, Y2
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VPMINUD Y8, Y5, Y1
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y3, Y1, Y5
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y5, Y7, Y1
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y4, Y5, Y7
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y10, Y1, Y5
+	VPMAXUD Y10, Y1, Y10
+	VMOVDQU 448(R8), Y1
+	VMOVDQU Y4, 384(R8)
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VPMINUD Y11, Y4, Y1
+	VPMAXUD Y11, Y4, Y11
+	VPMINUD Y3, Y1, Y4
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y8, Y11, Y1
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y15, Y4, Y11
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y0, Y3, Y4
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y13, Y8, Y1
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 288(R8), Y8
+	VMOVDQU Y6, 960(R8)
+	VMOVDQU 800(R8), Y6
+	VMOVDQU Y13, 896(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y13, Y8
+	VPMAXUD Y12, Y13, Y12
+	VMOVDQU 160(R8), Y13
+	VMOVDQU Y1, 832(R8)
+	VMOVDQU 672(R8), Y1
+	VMOVDQU Y14, 768(R8)
+	VPMINUD Y1, Y13, Y14
+	VPMAXUD Y1, Y13, Y1
+	VPMINUD Y8, Y14, Y13
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y13, Y2, Y14
+	VPMAXUD Y13, Y2, Y13
+	VMOVDQU 128(R8), Y2
+	VMOVDQU Y3, 704(R8)
+	VPMINUD Y2, Y14, Y3
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y5, Y13, Y14
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 416(R8), Y13
+	VMOVDQU Y3, 96(R8)
+	VMOVDQU 928(R8), Y3
+	VMOVDQU Y14, 160(R8)
+	VPMINUD Y3, Y13, Y14
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y1, Y14, Y13
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y12, Y13, Y14
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y6, Y1, Y13
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 352(R8), Y1
+	VMOVDQU Y5, 192(R8)
+	VMOVDQU 864(R8), Y5
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y5, Y1, Y2
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y9, Y2, Y1
+	VPMAXUD Y9, Y2, Y9
+	VMOVDQU 224(R8), Y2
+	VMOVDQU Y0, 640(R8)
+	VMOVDQU 736(R8), Y0
+	VMOVDQU Y4, 576(R8)
+	VPMINUD Y0, Y2, Y4
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y1, Y4, Y2
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y8, Y2, Y4
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y14, Y1, Y2
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y10, Y4, Y1
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VMOVDQU 384(R8), Y8
+	VMOVDQU Y1, 224(R8)
+	VPMINUD Y8, Y2, Y1
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y11, Y14, Y2
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 480(R8), Y14
+	VMOVDQU Y1, 352(R8)
+	VMOVDQU 992(R8), Y1
+	VMOVDQU Y2, 416(R8)
+	VPMINUD Y1, Y14, Y2
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y0, Y2, Y14
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y9, Y14, Y2
+	VPMAXUD Y9, Y14, Y9
+	VPMINUD Y5, Y0, Y14
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y13, Y9, Y0
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y6, Y14, Y9
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y12, Y2, Y14
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y3, Y5, Y2
+	VPMAXUD Y3, Y5, Y3
+	VPMINUD Y15, Y14, Y5
+	VPMAXUD Y15, Y14, Y15
+	VMOVDQU 576(R8), Y14
+	VMOVDQU Y1, 992(R8)
+	VPMINUD Y14, Y12, Y1
+	VPMAXUD Y14, Y12, Y14
+	VMOVDQU 640(R8), Y12
+	VMOVDQU Y5, 480(R8)
+	VPMINUD Y12, Y0, Y5
+	VPMAXUD Y12, Y0, Y12
+	VMOVDQU 704(R8), Y0
+	VMOVDQU Y5, 608(R8)
+	VPMINUD Y0, Y13, Y5
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 768(R8), Y13
+	VMOVDQU Y5, 672(R8)
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 832(R8), Y9
+	VMOVDQU Y5, 736(R8)
+	VPMINUD Y9, Y6, Y5
+	VPMAXUD Y9, Y6, Y9
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y6, Y2, Y5
+	VPMAXUD Y6, Y2, Y6
+	VMOVDQU 960(R8), Y2
+	VMOVDQU Y5, 864(R8)
+	VPMINUD Y2, Y3, Y5
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 1024(R8), Y3
+	VMOVDQU Y5, 928(R8)
+	VMOVDQU 1056(R8), Y5
+	VMOVDQU Y4, 288(R8)
+	VPMINUD Y5, Y3, Y4
+	VPMAXUD Y5, Y3, Y5
+	VMOVDQU 1088(R8), Y3
+	VMOVDQU Y1, 544(R8)
+	VMOVDQU 1120(R8), Y1
+	VMOVDQU Y2, 960(R8)
+	VPMINUD Y1, Y3, Y2
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y2, Y4, Y3
+	VPMAXUD Y2, Y4, Y2
+	VPMINUD Y1, Y5, Y4
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y2, Y4, Y5
+	VPMAXUD Y2, Y4, Y2
+	VMOVDQU 1152(R8), Y4
+	VMOVDQU Y11, 448(R8)
+	VMOVDQU 1184(R8), Y11
+	VMOVDQU Y0, 704(R8)
+	VPMINUD Y11, Y4, Y0
+	VPMAXUD Y11, Y4, Y11
+	VMOVDQU 1216(R8), Y4
+	VMOVDQU Y9, 832(R8)
+	VMOVDQU 1248(R8), Y9
+	VMOVDQU Y7, 320(R8)
+	VPMINUD Y9, Y4, Y7
+	VPMAXUD Y9, Y4, Y9
+	VPMINUD Y7, Y0, Y4
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y9, Y11, Y0
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y7, Y0, Y11
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y4, Y3, Y0
+	VPMAXUD Y4, Y3, Y4
+	VPMINUD Y7, Y2, Y3
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y4, Y3, Y2
+	VPMAXUD Y4, Y3, Y4
+	VPMINUD Y11, Y5, Y3
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y9, Y1, Y5
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y5, Y1
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y2, Y3, Y5
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y4, Y1, Y3
+	VPMAXUD Y4, Y1, Y4
+	VPMINUD Y7, Y11, Y1
+	VPMAXUD Y7, Y11, Y7
+	VMOVDQU 0(R8), Y11
+	VMOVDQU Y9, 1248(R8)
+	VPMINUD Y0, Y11, Y9
+	VPMAXUD Y0, Y11, Y0
+	VPMINUD Y0, Y15, Y11
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y11, Y10, Y15
+	VPMAXUD Y11, Y10, Y11
+	VPMINUD Y0, Y13, Y10
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 128(R8), Y13
+	VMOVDQU Y9, 0(R8)
+	VPMINUD Y4, Y13, Y9
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y15, Y9, Y13
+	VPMAXUD Y15, Y9, Y15
+	VPMINUD Y4, Y12, Y9
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y9, Y8, Y12
+	VPMAXUD Y9, Y8, Y9
+	VPMINUD Y11, Y12, Y8
+	VPMAXUD Y11, Y12, Y11
+	VPMINUD Y10, Y9, Y12
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y4, Y6, Y9
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y0, Y9, Y6
+	VPMAXUD Y0, Y9, Y0
+	VMOVDQU 64(R8), Y9
+	VMOVDQU Y3, 1120(R8)
+	VPMINUD Y2, Y9, Y3
+	VPMAXUD Y2, Y9, Y2
+	VPMINUD Y13, Y3, Y9
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y2, Y14, Y3
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 320(R8), Y14
+	VMOVDQU Y13, 128(R8)
+	VPMINUD Y3, Y14, Y13
+	VPMAXUD Y3, Y14, Y3
+	VMOVDQU 832(R8), Y14
+	VMOVDQU Y1, 1184(R8)
+	VPMINUD Y2, Y14, Y1
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 192(R8), Y14
+	VMOVDQU Y9, 64(R8)
+	VPMINUD Y7, Y14, Y9
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y13, Y9, Y14
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y8, Y13, Y9
+	VPMAXUD Y8, Y13, Y8
+	VMOVDQU 704(R8), Y13
+	VMOVDQU Y8, 384(R8)
+	VPMINUD Y7, Y13, Y8
+	VPMAXUD Y7, Y13, Y7
+	VMOVDQU 448(R8), Y13
+	VMOVDQU Y9, 320(R8)
+	VPMINUD Y8, Y13, Y9
+	VPMAXUD Y8, Y13, Y8
+	VPMINUD Y3, Y9, Y13
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y1, Y8, Y9
+	VPMAXUD Y1, Y8, Y1
+	VPMINUD Y12, Y3, Y8
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y6, Y1, Y3
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 960(R8), Y1
+	VMOVDQU Y6, 896(R8)
+	VPMINUD Y7, Y1, Y6
+	VPMAXUD Y7, Y1, Y7
+	VPMINUD Y2, Y6, Y1
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y0, Y1, Y6
+	VPMAXUD Y0, Y1, Y0
+	VPMINUD Y15, Y14, Y1
+	VPMAXUD Y15, Y14, Y15
+	VPMINUD Y11, Y13, Y14
+	VPMAXUD Y11, Y13, Y11
+	VPMINUD Y10, Y9, Y13
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y4, Y2, Y9
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 32(R8), Y2
+	VMOVDQU Y7, 1216(R8)
+	VPMINUD Y5, Y2, Y7
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 544(R8), Y2
+	VMOVDQU Y9, 1088(R8)
+	VPMINUD Y5, Y2, Y9
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 288(R8), Y2
+	VMOVDQU Y0, 1024(R8)
+	VPMINUD Y9, Y2, Y0
+	VPMAXUD Y9, Y2, Y9
+	VMOVDQU 800(R8), Y2
+	VMOVDQU Y6, 960(R8)
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 64(R8), Y2
+	VMOVDQU Y3, 832(R8)
+	VPMINUD Y2, Y7, Y3
+	VPMAXUD Y2, Y7, Y2
+	VMOVDQU 160(R8), Y7
+	VMOVDQU Y2, 64(R8)
+	VMOVDQU 1184(R8), Y2
+	VMOVDQU Y3, 32(R8)
+	VPMINUD Y2, Y7, Y3
+	VPMAXUD Y2, Y7, Y2
+	VPMINUD Y0, Y3, Y7
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 672(R8), Y3
+	VMOVDQU Y13, 704(R8)
+	VPMINUD Y2, Y3, Y13
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 416(R8), Y3
+	VMOVDQU Y8, 576(R8)
+	VPMINUD Y13, Y3, Y8
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y9, Y8, Y3
+	VPMAXUD Y9, Y8, Y9
+	VPMINUD Y6, Y13, Y8
+	VPMAXUD Y6, Y13, Y6
+	VMOVDQU 928(R8), Y13
+	VMOVDQU Y4, 1152(R8)
+	VPMINUD Y2, Y13, Y4
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y5, Y4, Y13
+	VPMAXUD Y5, Y4, Y5
+	VMOVDQU 96(R8), Y4
+	VMOVDQU Y10, 768(R8)
+	VMOVDQU 1120(R8), Y10
+	VMOVDQU Y12, 640(R8)
+	VPMINUD Y10, Y4, Y12
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y7, Y12, Y4
+	VPMAXUD Y7, Y12, Y7
+	VMOVDQU 608(R8), Y12
+	VMOVDQU Y11, 512(R8)
+	VPMINUD Y10, Y12, Y11
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 352(R8), Y12
+	VMOVDQU Y14, 448(R8)
+	VPMINUD Y11, Y12, Y14
+	VPMAXUD Y11, Y12, Y11
+	VMOVDQU 864(R8), Y12
+	VMOVDQU Y15, 256(R8)
+	VPMINUD Y10, Y12, Y15
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 128(R8), Y12
+	VMOVDQU Y2, 1184(R8)
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y1, Y7, Y4
+	VPMAXUD Y1, Y7, Y1
+	VMOVDQU 224(R8), Y7
+	VMOVDQU Y1, 192(R8)
+	VMOVDQU 1248(R8), Y1
+	VMOVDQU Y2, 96(R8)
+	VPMINUD Y1, Y7, Y2
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y14, Y2, Y7
+	VPMAXUD Y14, Y2, Y14
+	VMOVDQU 736(R8), Y2
+	VMOVDQU Y4, 160(R8)
+	VPMINUD Y1, Y2, Y4
+	VPMAXUD Y1, Y2, Y1
+	VMOVDQU 480(R8), Y2
+	VMOVDQU Y12, 128(R8)
+	VPMINUD Y4, Y2, Y12
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y11, Y12, Y2
+	VPMAXUD Y11, Y12, Y11
+	VPMINUD Y15, Y4, Y12
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y13, Y15, Y4
+	VPMAXUD Y13, Y15, Y13
+	VMOVDQU 992(R8), Y15
+	VMOVDQU Y13, 928(R8)
+	VPMINUD Y1, Y15, Y13
+	VPMAXUD Y1, Y15, Y1
+	VPMINUD Y10, Y13, Y15
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y5, Y15, Y13
+	VPMAXUD Y5, Y15, Y5
+	VPMINUD Y0, Y7, Y15
+	VPMAXUD Y0, Y7, Y0
+	VPMINUD Y3, Y14, Y7
+	VPMAXUD Y3, Y14, Y3
+	VPMINUD Y9, Y2, Y14
+	VPMAXUD Y9, Y2, Y9
+	VPMINUD Y8, Y11, Y2
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y6, Y12, Y11
+	VPMAXUD Y6, Y12, Y6
+	VMOVDQU 1184(R8), Y12
+	VMOVDQU Y1, 1248(R8)
+	VPMINUD Y12, Y10, Y1
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 256(R8), Y10
+	VMOVDQU Y12, 1184(R8)
+	VPMINUD Y10, Y15, Y12
+	VPMAXUD Y10, Y15, Y10
+	VMOVDQU 320(R8), Y15
+	VMOVDQU Y10, 256(R8)
+	VPMINUD Y15, Y0, Y10
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 384(R8), Y0
+	VMOVDQU Y10, 288(R8)
+	VPMINUD Y0, Y7, Y10
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 448(R8), Y7
+	VMOVDQU Y0, 384(R8)
+	VPMINUD Y7, Y3, Y0
+	VPMAXUD Y7, Y3, Y7
+	VMOVDQU 512(R8), Y3
+	VMOVDQU Y0, 416(R8)
+	VPMINUD Y3, Y14, Y0
+	VPMAXUD Y3, Y14, Y3
+	VMOVDQU 640(R8), Y14
+	VMOVDQU Y0, 480(R8)
+	VPMINUD Y14, Y2, Y0
+	VPMAXUD Y14, Y2, Y14
+	VMOVDQU 768(R8), Y2
+	VMOVDQU Y0, 608(R8)
+	VPMINUD Y2, Y11, Y0
+	VPMAXUD Y2, Y11, Y2
+	VMOVDQU 1152(R8), Y11
+	VMOVDQU Y0, 736(R8)
+	VPMINUD Y11, Y1, Y0
+	VPMAXUD Y11, Y1, Y11
+	VMOVDQU 576(R8), Y1
+	VMOVDQU Y0, 1120(R8)
+	VPMINUD Y1, Y9, Y0
+	VPMAXUD Y1, Y9, Y1
+	VMOVDQU 704(R8), Y9
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y9, Y8, Y0
+	VPMAXUD Y9, Y8, Y9
+	VMOVDQU 832(R8), Y8
+	VMOVDQU Y0, 672(R8)
+	VPMINUD Y8, Y6, Y0
+	VPMAXUD Y8, Y6, Y8
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y0, 800(R8)
+	VPMINUD Y6, Y4, Y0
+	VPMAXUD Y6, Y4, Y6
+	VMOVDQU 928(R8), Y4
+	VMOVDQU Y0, 864(R8)
+	VMOVDQU 960(R8), Y0
+	VMOVDQU Y1, 576(R8)
+	VPMINUD Y0, Y4, Y1
+	VPMAXUD Y0, Y4, Y0
+	VMOVDQU 1024(R8), Y4
+	VMOVDQU Y0, 960(R8)
+	VPMINUD Y4, Y13, Y0
+	VPMAXUD Y4, Y13, Y4
+	VMOVDQU 1088(R8), Y13
+	VMOVDQU Y0, 992(R8)
+	VPMINUD Y13, Y5, Y0
+	VPMAXUD Y13, Y5, Y13
+	VMOVDQU 1184(R8), Y5
+	VMOVDQU Y0, 1056(R8)
+	VMOVDQU 1216(R8), Y0
+	VMOVDQU Y1, 928(R8)
+	VPMINUD Y0, Y5, Y1
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU Y0, 1216(R8)
+	VMOVDQU Y1, 1184(R8)
+	VMOVDQU Y2, 768(R8)
+	VMOVDQU Y3, 512(R8)
+	VMOVDQU Y4, 1024(R8)
+	VMOVDQU Y6, 896(R8)
+	VMOVDQU Y7, 448(R8)
+	VMOVDQU Y8, 832(R8)
+	VMOVDQU Y9, 704(R8)
+	VMOVDQU Y10, 352(R8)
+	VMOVDQU Y11, 1152(R8)
+	VMOVDQU Y12, 224(R8)
+	VMOVDQU Y13, 1088(R8)
+	VMOVDQU Y14, 640(R8)
+	VMOVDQU Y15, 320(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x40tail
+
+a8x40scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x40tieA
+
+a8x40tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x40store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x40tieB
+
+a8x40tieBed:
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x40scan
+
+a8x40tail:
+	CMPQ         R15, R14
+	JGE          a8x40end
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x40tieT
+
+a8x40tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x40store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x40end
+
+a8x40tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x40tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x40tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x40tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x40tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x40tieAlane
+	JMP          a8x40tieAed
+
+a8x40tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x40tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x40tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x40tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x40tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x40tieBlane
+	JMP          a8x40tieBed
+
+a8x40tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x40tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x40tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x40tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x40tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x40tieTlane
+	JMP          a8x40tieTed
+
+a8x40store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x40end
+
+a8x40open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x40end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x40tieO
+	JMP          a8x40end
+
+a8x40tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x40tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x40tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x40tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x40tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x40tieOlane
+	JMP          a8x40open
+
+a8x40end:
+	VMOVDQU      176(SP), Y13
+
+a8x40picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x40group
+
+a8x40done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x48(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 367 comparators, 153 key loads and 153 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x48(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0x3f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      128(R11), Y4
+	VMOVUPS      160(R11), Y5
+	VMOVUPS      192(R11), Y6
+	VMOVUPS      224(R11), Y7
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y4, 2176(R8)
+	VMOVUPS      Y5, 2208(R8)
+	VMOVUPS      Y6, 2240(R8)
+	VMOVUPS      Y7, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y4, 2432(R8)
+	VMOVUPS      Y5, 2464(R8)
+	VMOVUPS      Y6, 2496(R8)
+	VMOVUPS      Y7, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y4, 2688(R8)
+	VMOVUPS      Y5, 2720(R8)
+	VMOVUPS      Y6, 2752(R8)
+	VMOVUPS      Y7, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y4, 2944(R8)
+	VMOVUPS      Y5, 2976(R8)
+	VMOVUPS      Y6, 3008(R8)
+	VMOVUPS      Y7, 3040(R8)
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x48done
+
+a8x48group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 6 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x48key1
+
+a8x48key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x48key4
+	CMPQ       R15, DX
+	JGE        a8x48keyed
+
+a8x48key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x48key1
+
+a8x48keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     1536(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x48sort
+
+a8x48pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x48pad
+
+a8x48sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y6, 0(R8)
+	VPMINUD Y15, Y10, Y6
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y6, Y14, Y10
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y6, Y12, Y5
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y6, Y13, Y11
+	VPMAXUD Y6, Y13, Y6
+	VPMINUD Y10, Y2, Y13
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y6, Y8, Y4
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y10, Y12, Y4
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y15, Y7, Y0
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y5, Y0, Y7
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y3, Y1, Y0
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y7, Y1
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y11, Y5, Y7
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y9, Y5
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y10, Y7, Y9
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 0(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y14, Y11, Y15
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y13, Y11
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y14, Y8, Y13
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y13, Y3, Y8
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y11, Y2, Y1
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y1, Y12, Y0
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU 512(R8), Y12
+	VMOVDQU Y3, 224(R8)
+	VMOVDQU 544(R8), Y3
+	VMOVDQU Y9, 352(R8)
+	VPMINUD Y3, Y12, Y9
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y7, 416(R8)
+	VMOVDQU 608(R8), Y7
+	VMOVDQU Y8, 160(R8)
+	VPMINUD Y7, Y12, Y8
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y8, Y9, Y12
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y3, Y9
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y8, Y9, Y3
+	VPMAXUD Y8, Y9, Y8
+	VMOVDQU 640(R8), Y9
+	VMOVDQU Y5, 288(R8)
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y6, 448(R8)
+	VPMINUD Y5, Y9, Y6
+	VPMAXUD Y5, Y9, Y5
+	VMOVDQU 704(R8), Y9
+	VMOVDQU Y4, 320(R8)
+	VMOVDQU 736(R8), Y4
+	VMOVDQU Y2, 96(R8)
+	VPMINUD Y4, Y9, Y2
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y2, Y6, Y9
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y4, Y5, Y6
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y2, Y6, Y5
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y9, Y12, Y6
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y8, Y12
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y9, Y12, Y8
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y5, Y3, Y12
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y4, Y7, Y3
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y5, Y3, Y7
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y8, Y12, Y3
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y9, Y7, Y12
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y2, Y5, Y7
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 768(R8), Y5
+	VMOVDQU Y0, 32(R8)
+	VMOVDQU 800(R8), Y0
+	VMOVDQU Y13, 192(R8)
+	VPMINUD Y0, Y5, Y13
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 832(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VMOVDQU 864(R8), Y1
+	VMOVDQU Y10, 384(R8)
+	VPMINUD Y1, Y5, Y10
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y10, Y13, Y5
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y10, Y13, Y0
+	VPMAXUD Y10, Y13, Y10
+	VMOVDQU 896(R8), Y13
+	VMOVDQU Y11, 128(R8)
+	VMOVDQU 928(R8), Y11
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y11, Y13, Y14
+	VPMAXUD Y11, Y13, Y11
+	VMOVDQU 960(R8), Y13
+	VMOVDQU Y15, 0(R8)
+	VMOVDQU 992(R8), Y15
+	VMOVDQU Y6, 512(R8)
+	VPMINUD Y15, Y13, Y6
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y11, Y14
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y6, Y14, Y11
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y13, Y5, Y14
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y6, Y10, Y5
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y13, Y5, Y10
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y11, Y0, Y5
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y15, Y1, Y0
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y11, Y0, Y1
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y10, Y5, Y0
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y1, Y5
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y6, Y11, Y1
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y10, Y8, Y9
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y6, Y2, Y8
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y10, Y8, Y2
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y13, Y10, Y8
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y1, Y7, Y3
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y0, Y3, Y7
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y5, Y12, Y3
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y15, Y4, Y12
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y5, Y12, Y4
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y7, Y3, Y12
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y0, Y4, Y3
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y1, Y5, Y4
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y8, Y0, Y5
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y13, Y4, Y0
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 512(R8), Y1
+	VMOVDQU Y15, 992(R8)
+	VPMINUD Y14, Y1, Y15
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y14, Y11, Y1
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y2, Y11
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y11, Y7, Y2
+	VPMAXUD Y11, Y7, Y11
+	VPMINUD Y14, Y3, Y7
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y1, Y9, Y3
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y1, Y12, Y9
+	VPMAXUD Y1, Y12, Y1
+	VPMINUD Y3, Y10, Y12
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 0(R8), Y10
+	VMOVDQU Y7, 736(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 256(R8), Y10
+	VMOVDQU Y7, 0(R8)
+	VPMINUD Y14, Y10, Y7
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y15, Y7, Y10
+	VPMAXUD Y15, Y7, Y15
+	VMOVDQU 128(R8), Y7
+	VMOVDQU Y0, 864(R8)
+	VPMINUD Y1, Y7, Y0
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y10, Y0, Y7
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 384(R8), Y0
+	VMOVDQU Y4, 928(R8)
+	VPMINUD Y13, Y0, Y4
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y15, Y0, Y4
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y14, Y1, Y0
+	VPMAXUD Y14, Y1, Y14
+	VMOVDQU 64(R8), Y1
+	VMOVDQU Y2, 672(R8)
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y7, Y2, Y1
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 192(R8), Y2
+	VMOVDQU Y7, 128(R8)
+	VPMINUD Y11, Y2, Y7
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 32(R8), Y2
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y12, Y2, Y5
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y1, Y5, Y2
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 96(R8), Y5
+	VMOVDQU Y2, 32(R8)
+	VPMINUD Y9, Y5, Y2
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VPMINUD Y8, Y5, Y1
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y3, Y1, Y5
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y5, Y7, Y1
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y4, Y5, Y7
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y10, Y1, Y5
+	VPMAXUD Y10, Y1, Y10
+	VMOVDQU 448(R8), Y1
+	VMOVDQU Y4, 384(R8)
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VPMINUD Y11, Y4, Y1
+	VPMAXUD Y11, Y4, Y11
+	VPMINUD Y3, Y1, Y4
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y8, Y11, Y1
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y15, Y4, Y11
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y0, Y3, Y4
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y13, Y8, Y1
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 288(R8), Y8
+	VMOVDQU Y6, 960(R8)
+	VMOVDQU 800(R8), Y6
+	VMOVDQU Y13, 896(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y13, Y8
+	VPMAXUD Y12, Y13, Y12
+	VMOVDQU 160(R8), Y13
+	VMOVDQU Y1, 832(R8)
+	VMOVDQU 672(R8), Y1
+	VMOVDQU Y14, 768(R8)
+	VPMINUD Y1, Y13, Y14
+	VPMAXUD Y1, Y13, Y1
+	VPMINUD Y8, Y14, Y13
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y13, Y2, Y14
+	VPMAXUD Y13, Y2, Y13
+	VMOVDQU 128(R8), Y2
+	VMOVDQU Y3, 704(R8)
+	VPMINUD Y2, Y14, Y3
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y5, Y13, Y14
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 416(R8), Y13
+	VMOVDQU Y3, 96(R8)
+	VMOVDQU 928(R8), Y3
+	VMOVDQU Y14, 160(R8)
+	VPMINUD Y3, Y13, Y14
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y1, Y14, Y13
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y12, Y13, Y14
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y6, Y1, Y13
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 352(R8), Y1
+	VMOVDQU Y5, 192(R8)
+	VMOVDQU 864(R8), Y5
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y5, Y1, Y2
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y9, Y2, Y1
+	VPMAXUD Y9, Y2, Y9
+	VMOVDQU 224(R8), Y2
+	VMOVDQU Y0, 640(R8)
+	VMOVDQU 736(R8), Y0
+	VMOVDQU Y4, 576(R8)
+	VPMINUD Y0, Y2, Y4
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y1, Y4, Y2
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y8, Y2, Y4
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y14, Y1, Y2
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y10, Y4, Y1
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VMOVDQU 384(R8), Y8
+	VMOVDQU Y1, 224(R8)
+	VPMINUD Y8, Y2, Y1
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y11, Y14, Y2
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 480(R8), Y14
+	VMOVDQU Y1, 352(R8)
+	VMOVDQU 992(R8), Y1
+	VMOVDQU Y2, 416(R8)
+	VPMINUD Y1, Y14, Y2
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y0, Y2, Y14
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y9, Y14, Y2
+	VPMAXUD Y9, Y14, Y9
+	VPMINUD Y5, Y0, Y14
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y13, Y9, Y0
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y6, Y14, Y9
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y12, Y2, Y14
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y3, Y5, Y2
+	VPMAXUD Y3, Y5, Y3
+	VPMINUD Y15, Y14, Y5
+	VPMAXUD Y15, Y14, Y15
+	VMOVDQU 576(R8), Y14
+	VMOVDQU Y1, 992(R8)
+	VPMINUD Y14, Y12, Y1
+	VPMAXUD Y14, Y12, Y14
+	VMOVDQU 640(R8), Y12
+	VMOVDQU Y5, 480(R8)
+	VPMINUD Y12, Y0, Y5
+	VPMAXUD Y12, Y0, Y12
+	VMOVDQU 704(R8), Y0
+	VMOVDQU Y5, 608(R8)
+	VPMINUD Y0, Y13, Y5
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 768(R8), Y13
+	VMOVDQU Y5, 672(R8)
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 832(R8), Y9
+	VMOVDQU Y5, 736(R8)
+	VPMINUD Y9, Y6, Y5
+	VPMAXUD Y9, Y6, Y9
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y6, Y2, Y5
+	VPMAXUD Y6, Y2, Y6
+	VMOVDQU 960(R8), Y2
+	VMOVDQU Y5, 864(R8)
+	VPMINUD Y2, Y3, Y5
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 1024(R8), Y3
+	VMOVDQU Y5, 928(R8)
+	VMOVDQU 1056(R8), Y5
+	VMOVDQU Y4, 288(R8)
+	VPMINUD Y5, Y3, Y4
+	VPMAXUD Y5, Y3, Y5
+	VMOVDQU 1088(R8), Y3
+	VMOVDQU Y2, 960(R8)
+	VMOVDQU 1120(R8), Y2
+	VMOVDQU Y11, 448(R8)
+	VPMINUD Y2, Y3, Y11
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y11, Y4, Y3
+	VPMAXUD Y11, Y4, Y11
+	VPMINUD Y2, Y5, Y4
+	VPMAXUD Y2, Y5, Y2
+	VPMINUD Y11, Y4, Y5
+	VPMAXUD Y11, Y4, Y11
+	VMOVDQU 1152(R8), Y4
+	VMOVDQU Y0, 704(R8)
+	VMOVDQU 1184(R8), Y0
+	VMOVDQU Y9, 832(R8)
+	VPMINUD Y0, Y4, Y9
+	VPMAXUD Y0, Y4, Y0
+	VMOVDQU 1216(R8), Y4
+	VMOVDQU Y7, 320(R8)
+	VMOVDQU 1248(R8), Y7
+	VMOVDQU Y6, 896(R8)
+	VPMINUD Y7, Y4, Y6
+	VPMAXUD Y7, Y4, Y7
+	VPMINUD Y6, Y9, Y4
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y7, Y0, Y9
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y6, Y9, Y0
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y4, Y3, Y9
+	VPMAXUD Y4, Y3, Y4
+	VPMINUD Y6, Y11, Y3
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y4, Y3, Y11
+	VPMAXUD Y4, Y3, Y4
+	VPMINUD Y0, Y5, Y3
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y7, Y2, Y5
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y0, Y5, Y2
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y11, Y3, Y5
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y4, Y2, Y3
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y6, Y0, Y2
+	VPMAXUD Y6, Y0, Y6
+	VMOVDQU 1280(R8), Y0
+	VMOVDQU Y8, 384(R8)
+	VMOVDQU 1312(R8), Y8
+	VMOVDQU Y1, 544(R8)
+	VPMINUD Y8, Y0, Y1
+	VPMAXUD Y8, Y0, Y8
+	VMOVDQU 1344(R8), Y0
+	VMOVDQU Y14, 576(R8)
+	VMOVDQU 1376(R8), Y14
+	VMOVDQU Y12, 640(R8)
+	VPMINUD Y14, Y0, Y12
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y12, Y1, Y0
+	VPMAXUD Y12, Y1, Y12
+	VPMINUD Y14, Y8, Y1
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y12, Y1, Y8
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 1408(R8), Y1
+	VMOVDQU Y13, 768(R8)
+	VMOVDQU 1440(R8), Y13
+	VMOVDQU Y10, 256(R8)
+	VPMINUD Y13, Y1, Y10
+	VPMAXUD Y13, Y1, Y13
+	VMOVDQU 1472(R8), Y1
+	VMOVDQU Y15, 512(R8)
+	VMOVDQU 1504(R8), Y15
+	VMOVDQU Y9, 1024(R8)
+	VPMINUD Y15, Y1, Y9
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y9, Y10, Y1
+	VPMAXUD Y9, Y10, Y9
+	VPMINUD Y15, Y13, Y10
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y9, Y10, Y13
+	VPMAXUD Y9, Y10, Y9
+	VPMINUD Y1, Y0, Y10
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y9, Y12, Y0
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y1, Y0, Y12
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y13, Y8, Y0
+	VPMAXUD Y13, Y8, Y13
+	VPMINUD Y15, Y14, Y8
+	VPMAXUD Y15, Y14, Y15
+	VPMINUD Y13, Y8, Y14
+	VPMAXUD Y13, Y8, Y13
+	VPMINUD Y12, Y0, Y8
+	VPMAXUD Y12, Y0, Y12
+	VPMINUD Y1, Y14, Y0
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y9, Y13, Y14
+	VPMAXUD Y9, Y13, Y9
+	VPMINUD Y1, Y4, Y13
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y12, Y11, Y4
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y9, Y6, Y11
+	VPMAXUD Y9, Y6, Y9
+	VPMINUD Y12, Y11, Y6
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y1, Y12, Y11
+	VPMAXUD Y1, Y12, Y1
+	VPMINUD Y8, Y5, Y12
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y14, Y2, Y5
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y8, Y5, Y2
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y0, Y3, Y5
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y15, Y7, Y3
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y0, Y3, Y7
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y2, Y5, Y3
+	VPMAXUD Y2, Y5, Y2
+	VPMINUD Y8, Y7, Y5
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y14, Y0, Y7
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y11, Y8, Y0
+	VPMAXUD Y11, Y8, Y11
+	VPMINUD Y1, Y7, Y8
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y9, Y14, Y7
+	VPMAXUD Y9, Y14, Y9
+	VMOVDQU 1024(R8), Y14
+	VMOVDQU Y15, 1504(R8)
+	VPMINUD Y10, Y14, Y15
+	VPMAXUD Y10, Y14, Y10
+	VPMINUD Y10, Y13, Y14
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y10, Y6, Y13
+	VPMAXUD Y10, Y6, Y10
+	VPMINUD Y13, Y2, Y6
+	VPMAXUD Y13, Y2, Y13
+	VPMINUD Y10, Y5, Y2
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y14, Y4, Y5
+	VPMAXUD Y14, Y4, Y14
+	VPMINUD Y14, Y3, Y4
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y5, Y12, Y3
+	VPMAXUD Y5, Y12, Y5
+	VMOVDQU 0(R8), Y12
+	VMOVDQU Y2, 1248(R8)
+	VPMINUD Y15, Y12, Y2
+	VPMAXUD Y15, Y12, Y15
+	VMOVDQU 512(R8), Y12
+	VMOVDQU Y2, 0(R8)
+	VPMINUD Y15, Y12, Y2
+	VPMAXUD Y15, Y12, Y15
+	VMOVDQU 256(R8), Y12
+	VMOVDQU Y8, 1376(R8)
+	VPMINUD Y10, Y12, Y8
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y2, Y8, Y12
+	VPMAXUD Y2, Y8, Y2
+	VMOVDQU 768(R8), Y8
+	VMOVDQU Y4, 1120(R8)
+	VPMINUD Y10, Y8, Y4
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y15, Y4, Y8
+	VPMAXUD Y15, Y4, Y15
+	VMOVDQU 128(R8), Y4
+	VMOVDQU Y7, 1440(R8)
+	VPMINUD Y14, Y4, Y7
+	VPMAXUD Y14, Y4, Y14
+	VPMINUD Y12, Y7, Y4
+	VPMAXUD Y12, Y7, Y12
+	VMOVDQU 640(R8), Y7
+	VMOVDQU Y6, 1184(R8)
+	VPMINUD Y14, Y7, Y6
+	VPMAXUD Y14, Y7, Y14
+	VMOVDQU 64(R8), Y7
+	VMOVDQU Y0, 1312(R8)
+	VPMINUD Y5, Y7, Y0
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y4, Y0, Y7
+	VPMAXUD Y4, Y0, Y4
+	VMOVDQU 576(R8), Y0
+	VMOVDQU Y4, 128(R8)
+	VPMINUD Y5, Y0, Y4
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 32(R8), Y0
+	VMOVDQU Y9, 1472(R8)
+	VPMINUD Y3, Y0, Y9
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y7, Y9, Y0
+	VPMAXUD Y7, Y9, Y7
+	VMOVDQU 544(R8), Y9
+	VMOVDQU Y0, 32(R8)
+	VPMINUD Y3, Y9, Y0
+	VPMAXUD Y3, Y9, Y3
+	VMOVDQU 384(R8), Y9
+	VMOVDQU Y7, 64(R8)
+	VPMINUD Y1, Y9, Y7
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y6, Y7, Y9
+	VPMAXUD Y6, Y7, Y6
+	VPMINUD Y8, Y6, Y7
+	VPMAXUD Y8, Y6, Y8
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y3, 1056(R8)
+	VPMINUD Y1, Y6, Y3
+	VPMAXUD Y1, Y6, Y1
+	VPMINUD Y14, Y3, Y6
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y15, Y6, Y3
+	VPMAXUD Y15, Y6, Y15
+	VPMINUD Y2, Y9, Y6
+	VPMAXUD Y2, Y9, Y2
+	VPMINUD Y10, Y14, Y9
+	VPMAXUD Y10, Y14, Y10
+	VMOVDQU 320(R8), Y14
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y11, Y14, Y0
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 832(R8), Y14
+	VMOVDQU Y1, 1408(R8)
+	VPMINUD Y11, Y14, Y1
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y4, Y0, Y14
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VMOVDQU 192(R8), Y1
+	VMOVDQU Y10, 1280(R8)
+	VPMINUD Y13, Y1, Y10
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y14, Y10, Y1
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y6, Y14, Y10
+	VPMAXUD Y6, Y14, Y6
+	VMOVDQU 704(R8), Y14
+	VMOVDQU Y6, 384(R8)
+	VPMINUD Y13, Y14, Y6
+	VPMAXUD Y13, Y14, Y13
+	VPMINUD Y12, Y1, Y14
+	VPMAXUD Y12, Y1, Y12
+	VMOVDQU 448(R8), Y1
+	VMOVDQU Y10, 320(R8)
+	VMOVDQU 1472(R8), Y10
+	VMOVDQU Y12, 256(R8)
+	VPMINUD Y10, Y1, Y12
+	VPMAXUD Y10, Y1, Y10
+	VPMINUD Y6, Y12, Y1
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y4, Y1, Y12
+	VPMAXUD Y4, Y1, Y4
+	VPMINUD Y0, Y6, Y1
+	VPMAXUD Y0, Y6, Y0
+	VPMINUD Y2, Y12, Y6
+	VPMAXUD Y2, Y12, Y2
+	VMOVDQU 960(R8), Y12
+	VMOVDQU Y2, 512(R8)
+	VPMINUD Y10, Y12, Y2
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y13, Y2, Y12
+	VPMAXUD Y13, Y2, Y13
+	VPMINUD Y5, Y12, Y2
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y11, Y13, Y12
+	VPMAXUD Y11, Y13, Y11
+	VPMINUD Y9, Y5, Y13
+	VPMAXUD Y9, Y5, Y9
+	VPMINUD Y7, Y4, Y5
+	VPMAXUD Y7, Y4, Y7
+	VPMINUD Y8, Y1, Y4
+	VPMAXUD Y8, Y1, Y8
+	VPMINUD Y3, Y0, Y1
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y15, Y2, Y0
+	VPMAXUD Y15, Y2, Y15
+	VMOVDQU 1280(R8), Y2
+	VMOVDQU Y10, 1472(R8)
+	VPMINUD Y2, Y12, Y10
+	VPMAXUD Y2, Y12, Y2
+	VMOVDQU 1408(R8), Y12
+	VMOVDQU Y10, 1216(R8)
+	VPMINUD Y12, Y11, Y10
+	VPMAXUD Y12, Y11, Y12
+	VMOVDQU 288(R8), Y11
+	VMOVDQU Y10, 1344(R8)
+	VMOVDQU 1312(R8), Y10
+	VMOVDQU Y13, 1088(R8)
+	VPMINUD Y10, Y11, Y13
+	VPMAXUD Y10, Y11, Y10
+	VMOVDQU 800(R8), Y11
+	VMOVDQU Y0, 960(R8)
+	VPMINUD Y10, Y11, Y0
+	VPMAXUD Y10, Y11, Y10
+	VMOVDQU 544(R8), Y11
+	VMOVDQU Y1, 832(R8)
+	VPMINUD Y11, Y13, Y1
+	VPMAXUD Y11, Y13, Y11
+	VMOVDQU 1056(R8), Y13
+	VMOVDQU Y4, 704(R8)
+	VPMINUD Y13, Y0, Y4
+	VPMAXUD Y13, Y0, Y13
+	VMOVDQU 160(R8), Y0
+	VMOVDQU Y5, 576(R8)
+	VMOVDQU 1184(R8), Y5
+	VMOVDQU Y12, 1408(R8)
+	VPMINUD Y5, Y0, Y12
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y1, Y12, Y0
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU 672(R8), Y12
+	VMOVDQU Y2, 1280(R8)
+	VPMINUD Y5, Y12, Y2
+	VPMAXUD Y5, Y12, Y5
+	VMOVDQU 416(R8), Y12
+	VMOVDQU Y9, 1152(R8)
+	VMOVDQU 1440(R8), Y9
+	VMOVDQU Y15, 1024(R8)
+	VPMINUD Y9, Y12, Y15
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y15, Y12
+	VPMAXUD Y2, Y15, Y2
+	VPMINUD Y11, Y12, Y15
+	VPMAXUD Y11, Y12, Y11
+	VPMINUD Y4, Y2, Y12
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 928(R8), Y2
+	VMOVDQU Y3, 896(R8)
+	VPMINUD Y9, Y2, Y3
+	VPMAXUD Y9, Y2, Y9
+	VPMINUD Y5, Y3, Y2
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y13, Y2, Y3
+	VPMAXUD Y13, Y2, Y13
+	VPMINUD Y10, Y5, Y2
+	VPMAXUD Y10, Y5, Y10
+	VMOVDQU 96(R8), Y5
+	VMOVDQU Y8, 768(R8)
+	VMOVDQU 1120(R8), Y8
+	VMOVDQU Y7, 640(R8)
+	VPMINUD Y8, Y5, Y7
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y0, Y7, Y5
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 608(R8), Y7
+	VMOVDQU Y9, 1440(R8)
+	VPMINUD Y8, Y7, Y9
+	VPMAXUD Y8, Y7, Y8
+	VMOVDQU 128(R8), Y7
+	VMOVDQU Y10, 1312(R8)
+	VPMINUD Y7, Y5, Y10
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y14, Y0, Y5
+	VPMAXUD Y14, Y0, Y14
+	VMOVDQU 352(R8), Y0
+	VMOVDQU Y5, 160(R8)
+	VMOVDQU 1376(R8), Y5
+	VMOVDQU Y7, 128(R8)
+	VPMINUD Y5, Y0, Y7
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y9, Y7, Y0
+	VPMAXUD Y9, Y7, Y9
+	VMOVDQU 864(R8), Y7
+	VMOVDQU Y10, 96(R8)
+	VPMINUD Y5, Y7, Y10
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y8, Y10, Y7
+	VPMAXUD Y8, Y10, Y8
+	VMOVDQU 224(R8), Y10
+	VMOVDQU Y14, 192(R8)
+	VMOVDQU 1248(R8), Y14
+	VMOVDQU Y2, 1184(R8)
+	VPMINUD Y14, Y10, Y2
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y0, Y2, Y10
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 736(R8), Y2
+	VMOVDQU Y13, 1056(R8)
+	VPMINUD Y14, Y2, Y13
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y1, Y10, Y2
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y15, Y0, Y10
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 256(R8), Y0
+	VMOVDQU Y3, 928(R8)
+	VPMINUD Y0, Y2, Y3
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 320(R8), Y2
+	VMOVDQU Y0, 256(R8)
+	VPMINUD Y2, Y1, Y0
+	VPMAXUD Y2, Y1, Y2
+	VMOVDQU 384(R8), Y1
+	VMOVDQU Y0, 288(R8)
+	VPMINUD Y1, Y10, Y0
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y6, Y15, Y10
+	VPMAXUD Y6, Y15, Y6
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y0, 352(R8)
+	VMOVDQU 1504(R8), Y0
+	VMOVDQU Y1, 384(R8)
+	VPMINUD Y0, Y15, Y1
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y13, Y1, Y15
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y7, Y13, Y1
+	VPMAXUD Y7, Y13, Y7
+	VMOVDQU 992(R8), Y13
+	VMOVDQU Y2, 320(R8)
+	VPMINUD Y0, Y13, Y2
+	VPMAXUD Y0, Y13, Y0
+	VPMINUD Y14, Y2, Y13
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y8, Y13, Y2
+	VPMAXUD Y8, Y13, Y8
+	VPMINUD Y9, Y15, Y13
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y5, Y14, Y15
+	VPMAXUD Y5, Y14, Y5
+	VPMINUD Y11, Y13, Y14
+	VPMAXUD Y11, Y13, Y11
+	VPMINUD Y12, Y9, Y13
+	VPMAXUD Y12, Y9, Y12
+	VPMINUD Y4, Y1, Y9
+	VPMAXUD Y4, Y1, Y4
+	VMOVDQU 928(R8), Y1
+	VMOVDQU Y0, 1504(R8)
+	VPMINUD Y1, Y7, Y0
+	VPMAXUD Y1, Y7, Y1
+	VMOVDQU 1056(R8), Y7
+	VMOVDQU Y3, 224(R8)
+	VPMINUD Y7, Y2, Y3
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 1184(R8), Y2
+	VMOVDQU Y6, 448(R8)
+	VPMINUD Y2, Y8, Y6
+	VPMAXUD Y2, Y8, Y2
+	VMOVDQU 1312(R8), Y8
+	VMOVDQU Y10, 416(R8)
+	VPMINUD Y8, Y15, Y10
+	VPMAXUD Y8, Y15, Y8
+	VMOVDQU 1440(R8), Y15
+	VMOVDQU Y8, 1312(R8)
+	VPMINUD Y15, Y5, Y8
+	VPMAXUD Y15, Y5, Y15
+	VMOVDQU 512(R8), Y5
+	VMOVDQU Y15, 1440(R8)
+	VPMINUD Y5, Y14, Y15
+	VPMAXUD Y5, Y14, Y5
+	VMOVDQU 640(R8), Y14
+	VMOVDQU Y5, 512(R8)
+	VPMINUD Y14, Y13, Y5
+	VPMAXUD Y14, Y13, Y14
+	VMOVDQU 768(R8), Y13
+	VMOVDQU Y5, 608(R8)
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 896(R8), Y9
+	VMOVDQU Y5, 736(R8)
+	VPMINUD Y9, Y0, Y5
+	VPMAXUD Y9, Y0, Y9
+	VMOVDQU 1024(R8), Y0
+	VMOVDQU Y5, 864(R8)
+	VPMINUD Y0, Y3, Y5
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 1152(R8), Y3
+	VMOVDQU Y0, 1024(R8)
+	VPMINUD Y3, Y6, Y0
+	VPMAXUD Y3, Y6, Y3
+	VMOVDQU 1280(R8), Y6
+	VMOVDQU Y0, 1120(R8)
+	VPMINUD Y6, Y10, Y0
+	VPMAXUD Y6, Y10, Y6
+	VMOVDQU 1408(R8), Y10
+	VMOVDQU Y0, 1248(R8)
+	VPMINUD Y10, Y8, Y0
+	VPMAXUD Y10, Y8, Y10
+	VMOVDQU 576(R8), Y8
+	VMOVDQU Y0, 1376(R8)
+	VPMINUD Y8, Y11, Y0
+	VPMAXUD Y8, Y11, Y8
+	VMOVDQU 704(R8), Y11
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y11, Y12, Y0
+	VPMAXUD Y11, Y12, Y11
+	VMOVDQU 832(R8), Y12
+	VMOVDQU Y0, 672(R8)
+	VPMINUD Y12, Y4, Y0
+	VPMAXUD Y12, Y4, Y12
+	VMOVDQU 960(R8), Y4
+	VMOVDQU Y0, 800(R8)
+	VPMINUD Y4, Y1, Y0
+	VPMAXUD Y4, Y1, Y4
+	VMOVDQU 1088(R8), Y1
+	VMOVDQU Y0, 928(R8)
+	VPMINUD Y1, Y7, Y0
+	VPMAXUD Y1, Y7, Y1
+	VMOVDQU 1216(R8), Y7
+	VMOVDQU Y0, 1056(R8)
+	VPMINUD Y7, Y2, Y0
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 1312(R8), Y2
+	VMOVDQU Y0, 1184(R8)
+	VMOVDQU 1344(R8), Y0
+	VMOVDQU Y1, 1088(R8)
+	VPMINUD Y0, Y2, Y1
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 1440(R8), Y2
+	VMOVDQU Y0, 1344(R8)
+	VMOVDQU 1472(R8), Y0
+	VMOVDQU Y1, 1312(R8)
+	VPMINUD Y0, Y2, Y1
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU Y0, 1472(R8)
+	VMOVDQU Y1, 1440(R8)
+	VMOVDQU Y3, 1152(R8)
+	VMOVDQU Y4, 960(R8)
+	VMOVDQU Y5, 992(R8)
+	VMOVDQU Y6, 1280(R8)
+	VMOVDQU Y7, 1216(R8)
+	VMOVDQU Y8, 576(R8)
+	VMOVDQU Y9, 896(R8)
+	VMOVDQU Y10, 1408(R8)
+	VMOVDQU Y11, 704(R8)
+	VMOVDQU Y12, 832(R8)
+	VMOVDQU Y13, 768(R8)
+	VMOVDQU Y14, 640(R8)
+	VMOVDQU Y15, 480(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x48tail
+
+a8x48scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x48tieA
+
+a8x48tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x48store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x48tieB
+
+a8x48tieBed:
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x48scan
+
+a8x48tail:
+	CMPQ         R15, R14
+	JGE          a8x48end
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x48tieT
+
+a8x48tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x48store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x48end
+
+a8x48tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x48tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x48tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x48tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x48tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x48tieAlane
+	JMP          a8x48tieAed
+
+a8x48tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x48tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x48tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x48tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x48tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x48tieBlane
+	JMP          a8x48tieBed
+
+a8x48tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x48tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x48tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x48tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x48tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x48tieTlane
+	JMP          a8x48tieTed
+
+a8x48store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x48end
+
+a8x48open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x48end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x48tieO
+	JMP          a8x48end
+
+a8x48tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x48tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x48tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x48tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x48tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x48tieOlane
+	JMP          a8x48open
+
+a8x48end:
+	VMOVDQU      176(SP), Y13
+
+a8x48picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x48group
+
+a8x48done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x56(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 459 comparators, 202 key loads and 202 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x56(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0x3f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      128(R11), Y4
+	VMOVUPS      160(R11), Y5
+	VMOVUPS      192(R11), Y6
+	VMOVUPS      224(R11), Y7
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y4, 2176(R8)
+	VMOVUPS      Y5, 2208(R8)
+	VMOVUPS      Y6, 2240(R8)
+	VMOVUPS      Y7, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y4, 2432(R8)
+	VMOVUPS      Y5, 2464(R8)
+	VMOVUPS      Y6, 2496(R8)
+	VMOVUPS      Y7, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y4, 2688(R8)
+	VMOVUPS      Y5, 2720(R8)
+	VMOVUPS      Y6, 2752(R8)
+	VMOVUPS      Y7, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y4, 2944(R8)
+	VMOVUPS      Y5, 2976(R8)
+	VMOVUPS      Y6, 3008(R8)
+	VMOVUPS      Y7, 3040(R8)
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x56done
+
+a8x56group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 6 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x56key1
+
+a8x56key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x56key4
+	CMPQ       R15, DX
+	JGE        a8x56keyed
+
+a8x56key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x56key1
+
+a8x56keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     1792(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x56sort
+
+a8x56pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x56pad
+
+a8x56sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y6, 0(R8)
+	VPMINUD Y15, Y10, Y6
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y6, Y14, Y10
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y6, Y12, Y5
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y6, Y13, Y11
+	VPMAXUD Y6, Y13, Y6
+	VPMINUD Y10, Y2, Y13
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y6, Y8, Y4
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y10, Y12, Y4
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y15, Y7, Y0
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y5, Y0, Y7
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y3, Y1, Y0
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y7, Y1
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y11, Y5, Y7
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y9, Y5
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y10, Y7, Y9
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 0(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y14, Y11, Y15
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y13, Y11
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y14, Y8, Y13
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y13, Y3, Y8
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y11, Y2, Y1
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y1, Y12, Y0
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU 512(R8), Y12
+	VMOVDQU Y3, 224(R8)
+	VMOVDQU 544(R8), Y3
+	VMOVDQU Y9, 352(R8)
+	VPMINUD Y3, Y12, Y9
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y7, 416(R8)
+	VMOVDQU 608(R8), Y7
+	VMOVDQU Y8, 160(R8)
+	VPMINUD Y7, Y12, Y8
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y8, Y9, Y12
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y3, Y9
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y8, Y9, Y3
+	VPMAXUD Y8, Y9, Y8
+	VMOVDQU 640(R8), Y9
+	VMOVDQU Y5, 288(R8)
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y6, 448(R8)
+	VPMINUD Y5, Y9, Y6
+	VPMAXUD Y5, Y9, Y5
+	VMOVDQU 704(R8), Y9
+	VMOVDQU Y4, 320(R8)
+	VMOVDQU 736(R8), Y4
+	VMOVDQU Y2, 96(R8)
+	VPMINUD Y4, Y9, Y2
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y2, Y6, Y9
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y4, Y5, Y6
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y2, Y6, Y5
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y9, Y12, Y6
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y8, Y12
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y9, Y12, Y8
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y5, Y3, Y12
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y4, Y7, Y3
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y5, Y3, Y7
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y8, Y12, Y3
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y9, Y7, Y12
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y2, Y5, Y7
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 768(R8), Y5
+	VMOVDQU Y0, 32(R8)
+	VMOVDQU 800(R8), Y0
+	VMOVDQU Y13, 192(R8)
+	VPMINUD Y0, Y5, Y13
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 832(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VMOVDQU 864(R8), Y1
+	VMOVDQU Y10, 384(R8)
+	VPMINUD Y1, Y5, Y10
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y10, Y13, Y5
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y10, Y13, Y0
+	VPMAXUD Y10, Y13, Y10
+	VMOVDQU 896(R8), Y13
+	VMOVDQU Y11, 128(R8)
+	VMOVDQU 928(R8), Y11
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y11, Y13, Y14
+	VPMAXUD Y11, Y13, Y11
+	VMOVDQU 960(R8), Y13
+	VMOVDQU Y15, 0(R8)
+	VMOVDQU 992(R8), Y15
+	VMOVDQU Y6, 512(R8)
+	VPMINUD Y15, Y13, Y6
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y11, Y14
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y6, Y14, Y11
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y13, Y5, Y14
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y6, Y10, Y5
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y13, Y5, Y10
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y11, Y0, Y5
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y15, Y1, Y0
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y11, Y0, Y1
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y10, Y5, Y0
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y1, Y5
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y6, Y11, Y1
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y10, Y8, Y9
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y6, Y2, Y8
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y10, Y8, Y2
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y13, Y10, Y8
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y1, Y7, Y3
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y0, Y3, Y7
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y5, Y12, Y3
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y15, Y4, Y12
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y5, Y12, Y4
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y7, Y3, Y12
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y0, Y4, Y3
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y1, Y5, Y4
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y8, Y0, Y5
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y13, Y4, Y0
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 512(R8), Y1
+	VMOVDQU Y15, 992(R8)
+	VPMINUD Y14, Y1, Y15
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y14, Y11, Y1
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y2, Y11
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y11, Y7, Y2
+	VPMAXUD Y11, Y7, Y11
+	VPMINUD Y14, Y3, Y7
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y1, Y9, Y3
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y1, Y12, Y9
+	VPMAXUD Y1, Y12, Y1
+	VPMINUD Y3, Y10, Y12
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 0(R8), Y10
+	VMOVDQU Y7, 736(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 256(R8), Y10
+	VMOVDQU Y7, 0(R8)
+	VPMINUD Y14, Y10, Y7
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y15, Y7, Y10
+	VPMAXUD Y15, Y7, Y15
+	VMOVDQU 128(R8), Y7
+	VMOVDQU Y0, 864(R8)
+	VPMINUD Y1, Y7, Y0
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y10, Y0, Y7
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 384(R8), Y0
+	VMOVDQU Y4, 928(R8)
+	VPMINUD Y13, Y0, Y4
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y15, Y0, Y4
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y14, Y1, Y0
+	VPMAXUD Y14, Y1, Y14
+	VMOVDQU 64(R8), Y1
+	VMOVDQU Y2, 672(R8)
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y7, Y2, Y1
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 192(R8), Y2
+	VMOVDQU Y7, 128(R8)
+	VPMINUD Y11, Y2, Y7
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 32(R8), Y2
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y12, Y2, Y5
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y1, Y5, Y2
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 96(R8), Y5
+	VMOVDQU Y2, 32(R8)
+	VPMINUD Y9, Y5, Y2
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VPMINUD Y8, Y5, Y1
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y3, Y1, Y5
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y5, Y7, Y1
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y4, Y5, Y7
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y10, Y1, Y5
+	VPMAXUD Y10, Y1, Y10
+	VMOVDQU 448(R8), Y1
+	VMOVDQU Y4, 384(R8)
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VPMINUD Y11, Y4, Y1
+	VPMAXUD Y11, Y4, Y11
+	VPMINUD Y3, Y1, Y4
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y8, Y11, Y1
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y15, Y4, Y11
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y0, Y3, Y4
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y13, Y8, Y1
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 288(R8), Y8
+	VMOVDQU Y6, 960(R8)
+	VMOVDQU 800(R8), Y6
+	VMOVDQU Y13, 896(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y13, Y8
+	VPMAXUD Y12, Y13, Y12
+	VMOVDQU 160(R8), Y13
+	VMOVDQU Y1, 832(R8)
+	VMOVDQU 672(R8), Y1
+	VMOVDQU Y14, 768(R8)
+	VPMINUD Y1, Y13, Y14
+	VPMAXUD Y1, Y13, Y1
+	VPMINUD Y8, Y14, Y13
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y13, Y2, Y14
+	VPMAXUD Y13, Y2, Y13
+	VMOVDQU 128(R8), Y2
+	VMOVDQU Y3, 704(R8)
+	VPMINUD Y2, Y14, Y3
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y5, Y13, Y14
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 416(R8), Y13
+	VMOVDQU Y3, 96(R8)
+	VMOVDQU 928(R8), Y3
+	VMOVDQU Y14, 160(R8)
+	VPMINUD Y3, Y13, Y14
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y1, Y14, Y13
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y12, Y13, Y14
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y6, Y1, Y13
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 352(R8), Y1
+	VMOVDQU Y5, 192(R8)
+	VMOVDQU 864(R8), Y5
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y5, Y1, Y2
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y9, Y2, Y1
+	VPMAXUD Y9, Y2, Y9
+	VMOVDQU 224(R8), Y2
+	VMOVDQU Y0, 640(R8)
+	VMOVDQU 736(R8), Y0
+	VMOVDQU Y4, 576(R8)
+	VPMINUD Y0, Y2, Y4
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y1, Y4, Y2
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y8, Y2, Y4
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y14, Y1, Y2
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y10, Y4, Y1
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VMOVDQU 384(R8), Y8
+	VMOVDQU Y1, 224(R8)
+	VPMINUD Y8, Y2, Y1
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y11, Y14, Y2
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 480(R8), Y14
+	VMOVDQU Y2, 416(R8)
+	VMOVDQU 992(R8), Y2
+	VMOVDQU Y4, 288(R8)
+	VPMINUD Y2, Y14, Y4
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y0, Y4, Y14
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y9, Y14, Y4
+	VPMAXUD Y9, Y14, Y9
+	VPMINUD Y5, Y0, Y14
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y13, Y9, Y0
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y6, Y14, Y9
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y12, Y4, Y14
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y3, Y5, Y4
+	VPMAXUD Y3, Y5, Y3
+	VPMINUD Y15, Y14, Y5
+	VPMAXUD Y15, Y14, Y15
+	VMOVDQU 576(R8), Y14
+	VMOVDQU Y2, 992(R8)
+	VPMINUD Y14, Y12, Y2
+	VPMAXUD Y14, Y12, Y14
+	VMOVDQU 640(R8), Y12
+	VMOVDQU Y5, 480(R8)
+	VPMINUD Y12, Y0, Y5
+	VPMAXUD Y12, Y0, Y12
+	VMOVDQU 704(R8), Y0
+	VMOVDQU Y5, 608(R8)
+	VPMINUD Y0, Y13, Y5
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 768(R8), Y13
+	VMOVDQU Y5, 672(R8)
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 832(R8), Y9
+	VMOVDQU Y5, 736(R8)
+	VPMINUD Y9, Y6, Y5
+	VPMAXUD Y9, Y6, Y9
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y6, Y4, Y5
+	VPMAXUD Y6, Y4, Y6
+	VMOVDQU 960(R8), Y4
+	VMOVDQU Y2, 544(R8)
+	VPMINUD Y4, Y3, Y2
+	VPMAXUD Y4, Y3, Y4
+	VMOVDQU 1024(R8), Y3
+	VMOVDQU Y2, 928(R8)
+	VMOVDQU 1056(R8), Y2
+	VMOVDQU Y14, 576(R8)
+	VPMINUD Y2, Y3, Y14
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 1088(R8), Y3
+	VMOVDQU Y0, 704(R8)
+	VMOVDQU 1120(R8), Y0
+	VMOVDQU Y12, 640(R8)
+	VPMINUD Y0, Y3, Y12
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y12, Y14, Y3
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y0, Y2, Y14
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y12, Y14, Y2
+	VPMAXUD Y12, Y14, Y12
+	VMOVDQU 1152(R8), Y14
+	VMOVDQU Y15, 512(R8)
+	VMOVDQU 1184(R8), Y15
+	VMOVDQU Y5, 864(R8)
+	VPMINUD Y15, Y14, Y5
+	VPMAXUD Y15, Y14, Y15
+	VMOVDQU 1216(R8), Y14
+	VMOVDQU Y1, 352(R8)
+	VMOVDQU 1248(R8), Y1
+	VMOVDQU Y4, 960(R8)
+	VPMINUD Y1, Y14, Y4
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y4, Y5, Y14
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y1, Y15, Y5
+	VPMAXUD Y1, Y15, Y1
+	VPMINUD Y4, Y5, Y15
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y14, Y3, Y5
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y4, Y12, Y3
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y14, Y3, Y12
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y15, Y2, Y3
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y15, Y2, Y0
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y12, Y3, Y2
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y14, Y0, Y3
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y4, Y15, Y0
+	VPMAXUD Y4, Y15, Y4
+	VMOVDQU 1280(R8), Y15
+	VMOVDQU Y11, 448(R8)
+	VMOVDQU 1312(R8), Y11
+	VMOVDQU Y9, 832(R8)
+	VPMINUD Y11, Y15, Y9
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 1344(R8), Y15
+	VMOVDQU Y7, 320(R8)
+	VMOVDQU 1376(R8), Y7
+	VMOVDQU Y6, 896(R8)
+	VPMINUD Y7, Y15, Y6
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y6, Y9, Y15
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y7, Y11, Y9
+	VPMAXUD Y7, Y11, Y7
+	VPMINUD Y6, Y9, Y11
+	VPMAXUD Y6, Y9, Y6
+	VMOVDQU 1408(R8), Y9
+	VMOVDQU Y8, 384(R8)
+	VMOVDQU 1440(R8), Y8
+	VMOVDQU Y13, 768(R8)
+	VPMINUD Y8, Y9, Y13
+	VPMAXUD Y8, Y9, Y8
+	VMOVDQU 1472(R8), Y9
+	VMOVDQU Y10, 256(R8)
+	VMOVDQU 1504(R8), Y10
+	VMOVDQU Y5, 1024(R8)
+	VPMINUD Y10, Y9, Y5
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y5, Y13, Y9
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y10, Y8, Y13
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y5, Y13, Y8
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y9, Y15, Y13
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y5, Y6, Y15
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y9, Y15, Y6
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y8, Y11, Y15
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y10, Y7, Y11
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y8, Y11, Y7
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y6, Y15, Y11
+	VPMAXUD Y6, Y15, Y6
+	VPMINUD Y9, Y7, Y15
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y5, Y8, Y7
+	VPMAXUD Y5, Y8, Y5
+	VPMINUD Y9, Y14, Y8
+	VPMAXUD Y9, Y14, Y9
+	VPMINUD Y6, Y12, Y14
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y5, Y4, Y12
+	VPMAXUD Y5, Y4, Y5
+	VPMINUD Y6, Y12, Y4
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y9, Y6, Y12
+	VPMAXUD Y9, Y6, Y9
+	VPMINUD Y11, Y2, Y6
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y7, Y0, Y2
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y11, Y2, Y0
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y15, Y3, Y2
+	VPMAXUD Y15, Y3, Y15
+	VPMINUD Y10, Y1, Y3
+	VPMAXUD Y10, Y1, Y10
+	VPMINUD Y15, Y3, Y1
+	VPMAXUD Y15, Y3, Y15
+	VPMINUD Y0, Y2, Y3
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y11, Y1, Y2
+	VPMAXUD Y11, Y1, Y11
+	VPMINUD Y7, Y15, Y1
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y12, Y11, Y15
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y9, Y1, Y11
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y7, Y1
+	VPMAXUD Y5, Y7, Y5
+	VMOVDQU 1024(R8), Y7
+	VMOVDQU Y10, 1504(R8)
+	VPMINUD Y13, Y7, Y10
+	VPMAXUD Y13, Y7, Y13
+	VPMINUD Y13, Y8, Y7
+	VPMAXUD Y13, Y8, Y13
+	VPMINUD Y13, Y4, Y8
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y8, Y0, Y4
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y13, Y2, Y0
+	VPMAXUD Y13, Y2, Y13
+	VPMINUD Y7, Y14, Y2
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y7, Y3, Y14
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y2, Y6, Y3
+	VPMAXUD Y2, Y6, Y2
+	VMOVDQU 1536(R8), Y6
+	VMOVDQU Y1, 1440(R8)
+	VMOVDQU 1568(R8), Y1
+	VMOVDQU Y4, 1184(R8)
+	VPMINUD Y1, Y6, Y4
+	VPMAXUD Y1, Y6, Y1
+	VMOVDQU 1600(R8), Y6
+	VMOVDQU Y12, 1344(R8)
+	VMOVDQU 1632(R8), Y12
+	VMOVDQU Y11, 1376(R8)
+	VPMINUD Y12, Y6, Y11
+	VPMAXUD Y12, Y6, Y12
+	VPMINUD Y11, Y4, Y6
+	VPMAXUD Y11, Y4, Y11
+	VPMINUD Y12, Y1, Y4
+	VPMAXUD Y12, Y1, Y12
+	VPMINUD Y11, Y4, Y1
+	VPMAXUD Y11, Y4, Y11
+	VMOVDQU 1664(R8), Y4
+	VMOVDQU Y15, 1312(R8)
+	VMOVDQU 1696(R8), Y15
+	VMOVDQU Y5, 1472(R8)
+	VPMINUD Y15, Y4, Y5
+	VPMAXUD Y15, Y4, Y15
+	VMOVDQU 1728(R8), Y4
+	VMOVDQU Y9, 1408(R8)
+	VMOVDQU 1760(R8), Y9
+	VMOVDQU Y13, 1280(R8)
+	VPMINUD Y9, Y4, Y13
+	VPMAXUD Y9, Y4, Y9
+	VPMINUD Y13, Y5, Y4
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y9, Y15, Y5
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y13, Y5, Y15
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y4, Y6, Y5
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y13, Y11, Y6
+	VPMAXUD Y13, Y11, Y13
+	VPMINUD Y4, Y6, Y11
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y15, Y1, Y6
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y9, Y12, Y1
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y15, Y1, Y12
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y11, Y6, Y1
+	VPMAXUD Y11, Y6, Y11
+	VPMINUD Y4, Y12, Y6
+	VPMAXUD Y4, Y12, Y4
+	VPMINUD Y13, Y15, Y12
+	VPMAXUD Y13, Y15, Y13
+	VPMINUD Y4, Y7, Y15
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y11, Y2, Y7
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y13, Y8, Y2
+	VPMAXUD Y13, Y8, Y13
+	VPMINUD Y1, Y3, Y8
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y6, Y14, Y3
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y9, Y0, Y14
+	VPMAXUD Y9, Y0, Y9
+	VPMINUD Y5, Y10, Y0
+	VPMAXUD Y5, Y10, Y5
+	VMOVDQU 1280(R8), Y10
+	VMOVDQU Y9, 1760(R8)
+	VPMINUD Y5, Y10, Y9
+	VPMAXUD Y5, Y10, Y5
+	VPMINUD Y9, Y15, Y10
+	VPMAXUD Y9, Y15, Y9
+	VPMINUD Y10, Y7, Y15
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y15, Y8, Y7
+	VPMAXUD Y15, Y8, Y15
+	VMOVDQU 1408(R8), Y8
+	VMOVDQU Y10, 1152(R8)
+	VPMINUD Y4, Y8, Y10
+	VPMAXUD Y4, Y8, Y4
+	VPMINUD Y5, Y10, Y8
+	VPMAXUD Y5, Y10, Y5
+	VMOVDQU 1472(R8), Y10
+	VMOVDQU Y3, 1120(R8)
+	VPMINUD Y13, Y10, Y3
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 1312(R8), Y10
+	VMOVDQU Y13, 1728(R8)
+	VPMINUD Y1, Y10, Y13
+	VPMAXUD Y1, Y10, Y1
+	VMOVDQU 1376(R8), Y10
+	VMOVDQU Y1, 1568(R8)
+	VPMINUD Y6, Y10, Y1
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y1, Y14, Y10
+	VPMAXUD Y1, Y14, Y1
+	VMOVDQU 0(R8), Y14
+	VMOVDQU Y6, 1632(R8)
+	VPMINUD Y0, Y14, Y6
+	VPMAXUD Y0, Y14, Y0
+	VMOVDQU 64(R8), Y14
+	VMOVDQU Y6, 0(R8)
+	VPMINUD Y15, Y14, Y6
+	VPMAXUD Y15, Y14, Y15
+	VMOVDQU 32(R8), Y14
+	VMOVDQU Y15, 1088(R8)
+	VPMINUD Y7, Y14, Y15
+	VPMAXUD Y7, Y14, Y7
+	VMOVDQU 1344(R8), Y14
+	VMOVDQU Y7, 1056(R8)
+	VPMINUD Y11, Y14, Y7
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y11, Y3, Y14
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y7, Y2, Y3
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y9, Y3, Y2
+	VPMAXUD Y9, Y3, Y9
+	VPMINUD Y8, Y7, Y3
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y5, Y14, Y7
+	VPMAXUD Y5, Y14, Y5
+	VPMINUD Y4, Y11, Y14
+	VPMAXUD Y4, Y11, Y4
+	VMOVDQU 1184(R8), Y11
+	VMOVDQU Y15, 32(R8)
+	VPMINUD Y12, Y11, Y15
+	VPMAXUD Y12, Y11, Y12
+	VMOVDQU 1440(R8), Y11
+	VMOVDQU Y6, 64(R8)
+	VPMINUD Y12, Y11, Y6
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y13, Y15, Y11
+	VPMAXUD Y13, Y15, Y13
+	VMOVDQU 1568(R8), Y15
+	VMOVDQU Y0, 1024(R8)
+	VPMINUD Y15, Y6, Y0
+	VPMAXUD Y15, Y6, Y15
+	VMOVDQU 1120(R8), Y6
+	VMOVDQU Y4, 1664(R8)
+	VPMINUD Y11, Y6, Y4
+	VPMAXUD Y11, Y6, Y11
+	VPMINUD Y2, Y11, Y6
+	VPMAXUD Y2, Y11, Y2
+	VPMINUD Y13, Y10, Y11
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y9, Y11, Y10
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y3, Y13, Y11
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y0, Y1, Y13
+	VPMAXUD Y0, Y1, Y0
+	VPMINUD Y7, Y0, Y1
+	VPMAXUD Y7, Y0, Y7
+	VMOVDQU 1152(R8), Y0
+	VMOVDQU Y10, 1248(R8)
+	VPMINUD Y0, Y4, Y10
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y8, Y13, Y4
+	VPMAXUD Y8, Y13, Y8
+	VMOVDQU 256(R8), Y13
+	VMOVDQU Y10, 1120(R8)
+	VPMINUD Y9, Y13, Y10
+	VPMAXUD Y9, Y13, Y9
+	VMOVDQU 768(R8), Y13
+	VMOVDQU Y1, 1440(R8)
+	VPMINUD Y9, Y13, Y1
+	VPMAXUD Y9, Y13, Y9
+	VMOVDQU 128(R8), Y13
+	VMOVDQU Y6, 1184(R8)
+	VPMINUD Y0, Y13, Y6
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 384(R8), Y13
+	VMOVDQU Y11, 1312(R8)
+	VPMINUD Y8, Y13, Y11
+	VPMAXUD Y8, Y13, Y8
+	VMOVDQU 896(R8), Y13
+	VMOVDQU Y2, 1216(R8)
+	VPMINUD Y8, Y13, Y2
+	VPMAXUD Y8, Y13, Y8
+	VMOVDQU 320(R8), Y13
+	VMOVDQU Y6, 128(R8)
+	VPMINUD Y3, Y13, Y6
+	VPMAXUD Y3, Y13, Y3
+	VMOVDQU 832(R8), Y13
+	VMOVDQU Y6, 320(R8)
+	VPMINUD Y3, Y13, Y6
+	VPMAXUD Y3, Y13, Y3
+	VMOVDQU 448(R8), Y13
+	VMOVDQU Y3, 1344(R8)
+	VPMINUD Y7, Y13, Y3
+	VPMAXUD Y7, Y13, Y7
+	VMOVDQU 960(R8), Y13
+	VMOVDQU Y3, 448(R8)
+	VPMINUD Y7, Y13, Y3
+	VPMAXUD Y7, Y13, Y7
+	VMOVDQU 352(R8), Y13
+	VMOVDQU Y3, 960(R8)
+	VPMINUD Y4, Y13, Y3
+	VPMAXUD Y4, Y13, Y4
+	VMOVDQU 864(R8), Y13
+	VMOVDQU Y3, 352(R8)
+	VPMINUD Y4, Y13, Y3
+	VPMAXUD Y4, Y13, Y4
+	VMOVDQU 1504(R8), Y13
+	VMOVDQU Y4, 1376(R8)
+	VMOVDQU 1760(R8), Y4
+	VMOVDQU Y3, 864(R8)
+	VPMINUD Y4, Y13, Y3
+	VPMAXUD Y4, Y13, Y4
+	VMOVDQU 1632(R8), Y13
+	VMOVDQU Y4, 1760(R8)
+	VPMINUD Y13, Y3, Y4
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y15, Y4, Y3
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y12, Y13, Y4
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y5, Y3, Y13
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y14, Y15, Y3
+	VPMAXUD Y14, Y15, Y14
+	VMOVDQU 1664(R8), Y15
+	VMOVDQU Y13, 1504(R8)
+	VPMINUD Y15, Y4, Y13
+	VPMAXUD Y15, Y4, Y15
+	VMOVDQU 1728(R8), Y4
+	VMOVDQU Y13, 1632(R8)
+	VPMINUD Y4, Y12, Y13
+	VPMAXUD Y4, Y12, Y4
+	VMOVDQU 512(R8), Y12
+	VMOVDQU Y13, 1696(R8)
+	VPMINUD Y5, Y12, Y13
+	VPMAXUD Y5, Y12, Y5
+	VMOVDQU 1024(R8), Y12
+	VMOVDQU Y3, 1568(R8)
+	VPMINUD Y12, Y13, Y3
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y3, Y10, Y13
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y12, Y1, Y10
+	VPMAXUD Y12, Y1, Y12
+	VPMINUD Y5, Y9, Y1
+	VPMAXUD Y5, Y9, Y5
+	VMOVDQU 640(R8), Y9
+	VMOVDQU Y6, 832(R8)
+	VPMINUD Y15, Y9, Y6
+	VPMAXUD Y15, Y9, Y15
+	VPMINUD Y0, Y6, Y9
+	VPMAXUD Y0, Y6, Y0
+	VPMINUD Y9, Y11, Y6
+	VPMAXUD Y9, Y11, Y9
+	VPMINUD Y3, Y6, Y11
+	VPMAXUD Y3, Y6, Y3
+	VPMINUD Y10, Y9, Y6
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y0, Y2, Y9
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y12, Y9, Y2
+	VPMAXUD Y12, Y9, Y12
+	VPMINUD Y1, Y0, Y9
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y15, Y8, Y0
+	VPMAXUD Y15, Y8, Y15
+	VPMINUD Y5, Y0, Y8
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y8, 1408(R8)
+	VPMINUD Y13, Y0, Y8
+	VPMAXUD Y13, Y0, Y13
+	VMOVDQU 704(R8), Y0
+	VMOVDQU Y9, 1152(R8)
+	VPMINUD Y4, Y0, Y9
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y4, Y7, Y0
+	VPMAXUD Y4, Y7, Y4
+	VMOVDQU 64(R8), Y7
+	VMOVDQU Y4, 1728(R8)
+	VPMINUD Y8, Y7, Y4
+	VPMAXUD Y8, Y7, Y8
+	VMOVDQU 32(R8), Y7
+	VMOVDQU Y8, 128(R8)
+	VPMINUD Y4, Y7, Y8
+	VPMAXUD Y4, Y7, Y4
+	VMOVDQU 576(R8), Y7
+	VMOVDQU Y4, 64(R8)
+	VPMINUD Y14, Y7, Y4
+	VPMAXUD Y14, Y7, Y14
+	VMOVDQU 1088(R8), Y7
+	VMOVDQU Y8, 32(R8)
+	VPMINUD Y7, Y4, Y8
+	VPMAXUD Y7, Y4, Y7
+	VMOVDQU 320(R8), Y4
+	VMOVDQU Y1, 1280(R8)
+	VPMINUD Y8, Y4, Y1
+	VPMAXUD Y8, Y4, Y8
+	VMOVDQU 832(R8), Y4
+	VMOVDQU Y12, 1024(R8)
+	VPMINUD Y7, Y4, Y12
+	VPMAXUD Y7, Y4, Y7
+	VMOVDQU 1344(R8), Y4
+	VMOVDQU Y2, 896(R8)
+	VPMINUD Y14, Y4, Y2
+	VPMAXUD Y14, Y4, Y14
+	VPMINUD Y14, Y0, Y4
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y5, Y4, Y0
+	VPMAXUD Y5, Y4, Y5
+	VPMINUD Y15, Y14, Y4
+	VPMAXUD Y15, Y14, Y15
+	VMOVDQU 192(R8), Y14
+	VMOVDQU Y4, 1600(R8)
+	VMOVDQU 1216(R8), Y4
+	VMOVDQU Y15, 1664(R8)
+	VPMINUD Y4, Y14, Y15
+	VPMAXUD Y4, Y14, Y4
+	VPMINUD Y1, Y15, Y14
+	VPMAXUD Y1, Y15, Y1
+	VPMINUD Y4, Y9, Y15
+	VPMAXUD Y4, Y9, Y4
+	VMOVDQU 448(R8), Y9
+	VMOVDQU Y0, 1472(R8)
+	VPMINUD Y15, Y9, Y0
+	VPMAXUD Y15, Y9, Y15
+	VPMINUD Y8, Y0, Y9
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y12, Y15, Y0
+	VPMAXUD Y12, Y15, Y12
+	VMOVDQU 960(R8), Y15
+	VMOVDQU Y5, 1536(R8)
+	VPMINUD Y4, Y15, Y5
+	VPMAXUD Y4, Y15, Y4
+	VPMINUD Y7, Y5, Y15
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y2, Y4, Y5
+	VPMAXUD Y2, Y4, Y2
+	VPMINUD Y13, Y14, Y4
+	VPMAXUD Y13, Y14, Y13
+	VPMINUD Y11, Y1, Y14
+	VPMAXUD Y11, Y1, Y11
+	VPMINUD Y3, Y9, Y1
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y6, Y8, Y9
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y10, Y0, Y8
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 896(R8), Y0
+	VMOVDQU Y8, 704(R8)
+	VPMINUD Y0, Y12, Y8
+	VPMAXUD Y0, Y12, Y0
+	VMOVDQU 1024(R8), Y12
+	VMOVDQU Y8, 832(R8)
+	VPMINUD Y12, Y15, Y8
+	VPMAXUD Y12, Y15, Y12
+	VMOVDQU 1280(R8), Y15
+	VMOVDQU Y8, 960(R8)
+	VPMINUD Y15, Y5, Y8
+	VPMAXUD Y15, Y5, Y15
+	VMOVDQU 1152(R8), Y5
+	VMOVDQU Y8, 1216(R8)
+	VPMINUD Y5, Y7, Y8
+	VPMAXUD Y5, Y7, Y5
+	VMOVDQU 1408(R8), Y7
+	VMOVDQU Y8, 1088(R8)
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 544(R8), Y2
+	VMOVDQU Y8, 1344(R8)
+	VMOVDQU 1568(R8), Y8
+	VMOVDQU Y9, 576(R8)
+	VPMINUD Y8, Y2, Y9
+	VPMAXUD Y8, Y2, Y8
+	VMOVDQU 1056(R8), Y2
+	VMOVDQU Y7, 1408(R8)
+	VPMINUD Y2, Y9, Y7
+	VPMAXUD Y2, Y9, Y2
+	VMOVDQU 288(R8), Y9
+	VMOVDQU Y15, 1280(R8)
+	VMOVDQU 1312(R8), Y15
+	VMOVDQU Y5, 1152(R8)
+	VPMINUD Y15, Y9, Y5
+	VPMAXUD Y15, Y9, Y15
+	VPMINUD Y7, Y5, Y9
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 800(R8), Y5
+	VMOVDQU Y12, 1024(R8)
+	VPMINUD Y15, Y5, Y12
+	VPMAXUD Y15, Y5, Y15
+	VPMINUD Y2, Y12, Y5
+	VPMAXUD Y2, Y12, Y2
+	VPMINUD Y8, Y15, Y12
+	VPMAXUD Y8, Y15, Y8
+	VMOVDQU 160(R8), Y15
+	VMOVDQU Y0, 896(R8)
+	VMOVDQU 1184(R8), Y0
+	VMOVDQU Y10, 768(R8)
+	VPMINUD Y0, Y15, Y10
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y9, Y10, Y15
+	VPMAXUD Y9, Y10, Y9
+	VMOVDQU 672(R8), Y10
+	VMOVDQU Y6, 640(R8)
+	VMOVDQU 1696(R8), Y6
+	VMOVDQU Y3, 512(R8)
+	VPMINUD Y6, Y10, Y3
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VMOVDQU 416(R8), Y3
+	VMOVDQU Y1, 448(R8)
+	VMOVDQU 1440(R8), Y1
+	VMOVDQU Y11, 384(R8)
+	VPMINUD Y1, Y3, Y11
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y10, Y11, Y3
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y7, Y3, Y11
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y10, Y3
+	VPMAXUD Y5, Y10, Y5
+	VMOVDQU 928(R8), Y10
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y1, Y10, Y5
+	VPMAXUD Y1, Y10, Y1
+	VPMINUD Y0, Y5, Y10
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y6, Y1, Y5
+	VPMAXUD Y6, Y1, Y6
+	VPMINUD Y2, Y10, Y1
+	VPMAXUD Y2, Y10, Y2
+	VPMINUD Y12, Y0, Y10
+	VPMAXUD Y12, Y0, Y12
+	VPMINUD Y8, Y5, Y0
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 96(R8), Y5
+	VMOVDQU Y6, 1696(R8)
+	VMOVDQU 1120(R8), Y6
+	VMOVDQU Y0, 1440(R8)
+	VPMINUD Y6, Y5, Y0
+	VPMAXUD Y6, Y5, Y6
+	VPMINUD Y15, Y0, Y5
+	VPMAXUD Y15, Y0, Y15
+	VMOVDQU 128(R8), Y0
+	VMOVDQU Y8, 1568(R8)
+	VPMINUD Y0, Y5, Y8
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y4, Y15, Y5
+	VPMAXUD Y4, Y15, Y4
+	VMOVDQU 608(R8), Y15
+	VMOVDQU Y0, 128(R8)
+	VMOVDQU 1632(R8), Y0
+	VMOVDQU Y4, 192(R8)
+	VPMINUD Y0, Y15, Y4
+	VPMAXUD Y0, Y15, Y0
+	VPMINUD Y6, Y4, Y15
+	VPMAXUD Y6, Y4, Y6
+	VMOVDQU 352(R8), Y4
+	VMOVDQU Y5, 160(R8)
+	VPMINUD Y15, Y4, Y5
+	VPMAXUD Y15, Y4, Y15
+	VMOVDQU 864(R8), Y4
+	VMOVDQU Y8, 96(R8)
+	VPMINUD Y6, Y4, Y8
+	VPMAXUD Y6, Y4, Y6
+	VMOVDQU 1376(R8), Y4
+	VMOVDQU Y12, 1312(R8)
+	VPMINUD Y0, Y4, Y12
+	VPMAXUD Y0, Y4, Y0
+	VMOVDQU 224(R8), Y4
+	VMOVDQU Y10, 1184(R8)
+	VMOVDQU 1248(R8), Y10
+	VMOVDQU Y2, 1056(R8)
+	VPMINUD Y10, Y4, Y2
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y5, Y2, Y4
+	VPMAXUD Y5, Y2, Y5
+	VPMINUD Y9, Y4, Y2
+	VPMAXUD Y9, Y4, Y9
+	VPMINUD Y11, Y5, Y4
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y13, Y2, Y5
+	VPMAXUD Y13, Y2, Y13
+	VPMINUD Y14, Y9, Y2
+	VPMAXUD Y14, Y9, Y14
+	VMOVDQU 384(R8), Y9
+	VMOVDQU Y2, 288(R8)
+	VPMINUD Y9, Y4, Y2
+	VPMAXUD Y9, Y4, Y9
+	VMOVDQU 448(R8), Y4
+	VMOVDQU Y2, 352(R8)
+	VPMINUD Y4, Y11, Y2
+	VPMAXUD Y4, Y11, Y4
+	VMOVDQU 736(R8), Y11
+	VMOVDQU Y2, 416(R8)
+	VMOVDQU 1760(R8), Y2
+	VMOVDQU Y4, 448(R8)
+	VPMINUD Y2, Y11, Y4
+	VPMAXUD Y2, Y11, Y2
+	VPMINUD Y10, Y4, Y11
+	VPMAXUD Y10, Y4, Y10
+	VMOVDQU 480(R8), Y4
+	VMOVDQU Y5, 224(R8)
+	VMOVDQU 1504(R8), Y5
+	VMOVDQU Y9, 384(R8)
+	VPMINUD Y5, Y4, Y9
+	VPMAXUD Y5, Y4, Y5
+	VPMINUD Y11, Y9, Y4
+	VPMAXUD Y11, Y9, Y11
+	VMOVDQU 992(R8), Y9
+	VMOVDQU Y13, 256(R8)
+	VPMINUD Y5, Y9, Y13
+	VPMAXUD Y5, Y9, Y5
+	VPMINUD Y10, Y13, Y9
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y2, Y5, Y13
+	VPMAXUD Y2, Y5, Y2
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y15, Y4, Y10
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y8, Y11, Y4
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y6, Y9, Y11
+	VPMAXUD Y6, Y9, Y6
+	VPMINUD Y0, Y13, Y9
+	VPMAXUD Y0, Y13, Y0
+	VPMINUD Y7, Y10, Y13
+	VPMAXUD Y7, Y10, Y7
+	VPMINUD Y3, Y15, Y10
+	VPMAXUD Y3, Y15, Y3
+	VMOVDQU 800(R8), Y15
+	VMOVDQU Y2, 1760(R8)
+	VPMINUD Y15, Y4, Y2
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y1, Y8, Y4
+	VPMAXUD Y1, Y8, Y1
+	VMOVDQU 1056(R8), Y8
+	VMOVDQU Y14, 320(R8)
+	VPMINUD Y8, Y11, Y14
+	VPMAXUD Y8, Y11, Y8
+	VMOVDQU 1184(R8), Y11
+	VMOVDQU Y8, 1056(R8)
+	VPMINUD Y11, Y6, Y8
+	VPMAXUD Y11, Y6, Y11
+	VMOVDQU 1312(R8), Y6
+	VMOVDQU Y11, 1184(R8)
+	VPMINUD Y6, Y5, Y11
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 1568(R8), Y5
+	VMOVDQU Y6, 1312(R8)
+	VPMINUD Y5, Y9, Y6
+	VPMAXUD Y5, Y9, Y5
+	VMOVDQU 512(R8), Y9
+	VMOVDQU Y5, 1568(R8)
+	VPMINUD Y9, Y13, Y5
+	VPMAXUD Y9, Y13, Y9
+	VMOVDQU 640(R8), Y13
+	VMOVDQU Y5, 480(R8)
+	VPMINUD Y13, Y10, Y5
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 768(R8), Y10
+	VMOVDQU Y5, 608(R8)
+	VPMINUD Y10, Y2, Y5
+	VPMAXUD Y10, Y2, Y10
+	VMOVDQU 896(R8), Y2
+	VMOVDQU Y5, 736(R8)
+	VPMINUD Y2, Y4, Y5
+	VPMAXUD Y2, Y4, Y2
+	VMOVDQU 1024(R8), Y4
+	VMOVDQU Y2, 896(R8)
+	VPMINUD Y4, Y14, Y2
+	VPMAXUD Y4, Y14, Y4
+	VMOVDQU 1152(R8), Y14
+	VMOVDQU Y2, 992(R8)
+	VPMINUD Y14, Y8, Y2
+	VPMAXUD Y14, Y8, Y14
+	VMOVDQU 1280(R8), Y8
+	VMOVDQU Y2, 1120(R8)
+	VPMINUD Y8, Y11, Y2
+	VPMAXUD Y8, Y11, Y8
+	VMOVDQU 1536(R8), Y11
+	VMOVDQU Y2, 1248(R8)
+	VPMINUD Y11, Y6, Y2
+	VPMAXUD Y11, Y6, Y11
+	VMOVDQU 1440(R8), Y6
+	VMOVDQU Y2, 1504(R8)
+	VPMINUD Y6, Y12, Y2
+	VPMAXUD Y6, Y12, Y6
+	VMOVDQU 1408(R8), Y12
+	VMOVDQU Y4, 1024(R8)
+	VPMINUD Y12, Y2, Y4
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 1472(R8), Y2
+	VMOVDQU Y4, 1376(R8)
+	VPMINUD Y2, Y6, Y4
+	VPMAXUD Y2, Y6, Y2
+	VMOVDQU 1696(R8), Y6
+	VMOVDQU Y2, 1472(R8)
+	VPMINUD Y6, Y0, Y2
+	VPMAXUD Y6, Y0, Y6
+	VMOVDQU 1664(R8), Y0
+	VMOVDQU Y4, 1440(R8)
+	VPMINUD Y0, Y2, Y4
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 1728(R8), Y2
+	VMOVDQU Y0, 1664(R8)
+	VPMINUD Y2, Y6, Y0
+	VPMAXUD Y2, Y6, Y2
+	VMOVDQU 576(R8), Y6
+	VMOVDQU Y0, 1696(R8)
+	VPMINUD Y6, Y7, Y0
+	VPMAXUD Y6, Y7, Y6
+	VMOVDQU 704(R8), Y7
+	VMOVDQU Y0, 544(R8)
+	VPMINUD Y7, Y3, Y0
+	VPMAXUD Y7, Y3, Y7
+	VMOVDQU 832(R8), Y3
+	VMOVDQU Y0, 672(R8)
+	VPMINUD Y3, Y15, Y0
+	VPMAXUD Y3, Y15, Y3
+	VMOVDQU 960(R8), Y15
+	VMOVDQU Y0, 800(R8)
+	VPMINUD Y15, Y1, Y0
+	VPMAXUD Y15, Y1, Y15
+	VMOVDQU 1056(R8), Y1
+	VMOVDQU Y0, 928(R8)
+	VMOVDQU 1088(R8), Y0
+	VMOVDQU Y2, 1728(R8)
+	VPMINUD Y0, Y1, Y2
+	VPMAXUD Y0, Y1, Y0
+	VMOVDQU 1184(R8), Y1
+	VMOVDQU Y0, 1088(R8)
+	VMOVDQU 1216(R8), Y0
+	VMOVDQU Y2, 1056(R8)
+	VPMINUD Y0, Y1, Y2
+	VPMAXUD Y0, Y1, Y0
+	VMOVDQU 1312(R8), Y1
+	VMOVDQU Y0, 1216(R8)
+	VMOVDQU 1344(R8), Y0
+	VMOVDQU Y2, 1184(R8)
+	VPMINUD Y0, Y1, Y2
+	VPMAXUD Y0, Y1, Y0
+	VMOVDQU 1568(R8), Y1
+	VMOVDQU Y0, 1344(R8)
+	VMOVDQU 1600(R8), Y0
+	VMOVDQU Y2, 1312(R8)
+	VPMINUD Y0, Y1, Y2
+	VPMAXUD Y0, Y1, Y0
+	VMOVDQU Y0, 1600(R8)
+	VMOVDQU Y2, 1568(R8)
+	VMOVDQU Y3, 832(R8)
+	VMOVDQU Y4, 1632(R8)
+	VMOVDQU Y5, 864(R8)
+	VMOVDQU Y6, 576(R8)
+	VMOVDQU Y7, 704(R8)
+	VMOVDQU Y8, 1280(R8)
+	VMOVDQU Y9, 512(R8)
+	VMOVDQU Y10, 768(R8)
+	VMOVDQU Y11, 1536(R8)
+	VMOVDQU Y12, 1408(R8)
+	VMOVDQU Y13, 640(R8)
+	VMOVDQU Y14, 1152(R8)
+	VMOVDQU Y15, 960(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x56tail
+
+a8x56scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x56tieA
+
+a8x56tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x56store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x56tieB
+
+a8x56tieBed:
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x56scan
+
+a8x56tail:
+	CMPQ         R15, R14
+	JGE          a8x56end
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x56tieT
+
+a8x56tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x56store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x56end
+
+a8x56tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x56tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x56tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x56tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x56tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x56tieAlane
+	JMP          a8x56tieAed
+
+a8x56tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x56tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x56tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x56tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x56tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x56tieBlane
+	JMP          a8x56tieBed
+
+a8x56tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x56tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x56tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x56tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x56tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x56tieTlane
+	JMP          a8x56tieTed
+
+a8x56store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x56end
+
+a8x56open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x56end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x56tieO
+	JMP          a8x56end
+
+a8x56tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x56tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x56tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x56tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x56tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x56tieOlane
+	JMP          a8x56open
+
+a8x56end:
+	VMOVDQU      176(SP), Y13
+
+a8x56picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x56group
+
+a8x56done:
+	VZEROUPPER
+	RET
+
+// func dimMedianAVX2x64(x *float32, ldx int, idx *int32, nk int, w *float32, target float64, lo int, pick *int32, d int, keys *uint64, coll *uint16)
+//
+// 543 comparators, 249 key loads and 249 key stores (spills included) per 8 dimensions.
+TEXT ·dimMedianAVX2x64(SB), NOSPLIT, $216-88
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R9
+	MOVQ idx+16(FP), R10
+	MOVQ nk+24(FP), CX
+	MOVQ w+32(FP), R11
+	MOVQ pick+56(FP), DI
+	MOVQ d+64(FP), BX
+	MOVQ keys+72(FP), R8
+	MOVQ coll+80(FP), R12
+
+	// Locals: (SP) the index mask, 32(SP) the value prefix mask, 64(SP)
+	// the target, 96(SP) the group's lanes (dwords), 128(SP) scratch,
+	// 136(SP) the group's lanes (bits), 144(SP) and 176(SP) run starts
+	// (dwords; see the scan), 208(SP) scratch.
+	// keys holds the sorted keys (bytes 0–2047) and, above 16 keys, the
+	// weights by the keys' lowest byte: w[j mod 2^6] for j = 0 … 255
+	// (bytes 2048–3071).
+	MOVL         $0x3f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	VPCMPEQD     Y1, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 32(SP)
+	VBROADCASTSD target+40(FP), Y0
+	VMOVUPD      Y0, 64(SP)
+
+	VMOVUPS      0(R11), Y0
+	VMOVUPS      32(R11), Y1
+	VMOVUPS      64(R11), Y2
+	VMOVUPS      96(R11), Y3
+	VMOVUPS      128(R11), Y4
+	VMOVUPS      160(R11), Y5
+	VMOVUPS      192(R11), Y6
+	VMOVUPS      224(R11), Y7
+	VMOVUPS      Y0, 2048(R8)
+	VMOVUPS      Y1, 2080(R8)
+	VMOVUPS      Y2, 2112(R8)
+	VMOVUPS      Y3, 2144(R8)
+	VMOVUPS      Y4, 2176(R8)
+	VMOVUPS      Y5, 2208(R8)
+	VMOVUPS      Y6, 2240(R8)
+	VMOVUPS      Y7, 2272(R8)
+	VMOVUPS      Y0, 2304(R8)
+	VMOVUPS      Y1, 2336(R8)
+	VMOVUPS      Y2, 2368(R8)
+	VMOVUPS      Y3, 2400(R8)
+	VMOVUPS      Y4, 2432(R8)
+	VMOVUPS      Y5, 2464(R8)
+	VMOVUPS      Y6, 2496(R8)
+	VMOVUPS      Y7, 2528(R8)
+	VMOVUPS      Y0, 2560(R8)
+	VMOVUPS      Y1, 2592(R8)
+	VMOVUPS      Y2, 2624(R8)
+	VMOVUPS      Y3, 2656(R8)
+	VMOVUPS      Y4, 2688(R8)
+	VMOVUPS      Y5, 2720(R8)
+	VMOVUPS      Y6, 2752(R8)
+	VMOVUPS      Y7, 2784(R8)
+	VMOVUPS      Y0, 2816(R8)
+	VMOVUPS      Y1, 2848(R8)
+	VMOVUPS      Y2, 2880(R8)
+	VMOVUPS      Y3, 2912(R8)
+	VMOVUPS      Y4, 2944(R8)
+	VMOVUPS      Y5, 2976(R8)
+	VMOVUPS      Y6, 3008(R8)
+	VMOVUPS      Y7, 3040(R8)
+
+	XORQ         R13, R13
+	TESTQ        BX, BX
+	JLE          a8x64done
+
+a8x64group:
+	// Y15 = the lanes of columns R13 … min(R13+8, d)−1.
+	MOVQ    BX, AX
+	SUBQ    R13, AX
+	MOVQ    $8, DX
+	CMPQ    AX, DX
+	CMOVQGT DX, AX
+	SUBQ    AX, DX
+	LEAQ      dmLanesAVX2<>(SB), R14
+	VMOVDQU   (R14)(DX*4), Y15
+	VMOVDQU   Y15, 96(SP)
+	VMOVMSKPS Y15, AX
+	MOVL      AX, 136(SP)
+
+	// Keys 0 … nk−1 (four at a time, then one): the ordered bits with the
+	// lowest 6 replaced by the index. R14 the group's columns in x, R10
+	// the indices (idx), R15 the keys, SI their indices (dmIndexAVX2), DX
+	// the end of the keys (nk), AX the end of the four-at-a-time part.
+	MOVL         $0x80000000, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      32(SP), Y13
+	MOVQ         x+0(FP), R14
+	LEAQ         (R14)(R13*4), R14
+	MOVQ         idx+16(FP), R10
+	MOVQ         R8, R15
+	LEAQ         dmIndexAVX2<>(SB), SI
+	MOVQ         CX, DX
+	SHLQ         $5, DX
+	ADDQ         R8, DX
+	LEAQ         -96(DX), AX
+	MOVQ         AX, 128(SP)
+	CMPQ         R15, AX
+	JGE          a8x64key1
+
+a8x64key4:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	MOVLQSX    4(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y1
+	VPSRAD     $31, Y1, Y5
+	VPOR       Y14, Y5, Y5
+	VPXOR      Y5, Y1, Y1 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y1, Y1
+	VPOR       32(SI), Y1, Y1 // (ordered & prefix) | i
+	VMOVDQU    Y1, 32(R15)
+	MOVLQSX    8(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y2
+	VPSRAD     $31, Y2, Y6
+	VPOR       Y14, Y6, Y6
+	VPXOR      Y6, Y2, Y2 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y2, Y2
+	VPOR       64(SI), Y2, Y2 // (ordered & prefix) | i
+	VMOVDQU    Y2, 64(R15)
+	MOVLQSX    12(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y3
+	VPSRAD     $31, Y3, Y7
+	VPOR       Y14, Y7, Y7
+	VPXOR      Y7, Y3, Y3 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y3, Y3
+	VPOR       96(SI), Y3, Y3 // (ordered & prefix) | i
+	VMOVDQU    Y3, 96(R15)
+	ADDQ       $16, R10
+	ADDQ       $128, R15
+	ADDQ       $128, SI
+	CMPQ       R15, 128(SP)
+	JLT        a8x64key4
+	CMPQ       R15, DX
+	JGE        a8x64keyed
+
+a8x64key1:
+	MOVLQSX    0(R10), AX
+	IMULQ      R9, AX
+	VPMASKMOVD (R14)(AX*1), Y15, Y0
+	VPSRAD     $31, Y0, Y4
+	VPOR       Y14, Y4, Y4
+	VPXOR      Y4, Y0, Y0 // b ^ (sign | 0x80000000)
+	VPAND      Y13, Y0, Y0
+	VPOR       0(SI), Y0, Y0 // (ordered & prefix) | i
+	VMOVDQU    Y0, 0(R15)
+	ADDQ       $4, R10
+	ADDQ       $32, R15
+	ADDQ       $32, SI
+	CMPQ       R15, DX
+	JLT        a8x64key1
+
+a8x64keyed:
+	// Padding keys nk … N−1: all ones.
+	VPCMPEQD Y11, Y11, Y11
+	LEAQ     2048(R8), R15
+	CMPQ     DX, R15
+	JGE      a8x64sort
+
+a8x64pad:
+	VMOVDQU Y11, (DX)
+	ADDQ    $32, DX
+	CMPQ    DX, R15
+	JLT     a8x64pad
+
+a8x64sort:
+	VMOVDQU 0(R8), Y0
+	VMOVDQU 32(R8), Y1
+	VPMINUD Y1, Y0, Y2
+	VPMAXUD Y1, Y0, Y1
+	VMOVDQU 64(R8), Y0
+	VMOVDQU 96(R8), Y3
+	VPMINUD Y3, Y0, Y4
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y4, Y2, Y0
+	VPMAXUD Y4, Y2, Y4
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y4, Y2, Y1
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 128(R8), Y2
+	VMOVDQU 160(R8), Y5
+	VPMINUD Y5, Y2, Y6
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 192(R8), Y2
+	VMOVDQU 224(R8), Y7
+	VPMINUD Y7, Y2, Y8
+	VPMAXUD Y7, Y2, Y7
+	VPMINUD Y8, Y6, Y2
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y7, Y5, Y6
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y8, Y6, Y5
+	VPMAXUD Y8, Y6, Y8
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y8, Y4, Y0
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y2, Y0, Y4
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y5, Y1, Y0
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y7, Y3, Y1
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y1, Y3
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y4, Y0, Y1
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y2, Y3, Y0
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 256(R8), Y5
+	VMOVDQU 288(R8), Y9
+	VPMINUD Y9, Y5, Y10
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU 352(R8), Y11
+	VPMINUD Y11, Y5, Y12
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y12, Y10, Y5
+	VPMAXUD Y12, Y10, Y12
+	VPMINUD Y11, Y9, Y10
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y12, Y10, Y9
+	VPMAXUD Y12, Y10, Y12
+	VMOVDQU 384(R8), Y10
+	VMOVDQU 416(R8), Y13
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VMOVDQU 448(R8), Y10
+	VMOVDQU 480(R8), Y15
+	VMOVDQU Y6, 0(R8)
+	VPMINUD Y15, Y10, Y6
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y6, Y14, Y10
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y13, Y14
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y10, Y5, Y14
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y6, Y12, Y5
+	VPMAXUD Y6, Y12, Y6
+	VPMINUD Y10, Y5, Y12
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y12, Y5, Y9
+	VPMAXUD Y12, Y5, Y12
+	VPMINUD Y10, Y11, Y5
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y6, Y13, Y11
+	VPMAXUD Y6, Y13, Y6
+	VPMINUD Y10, Y2, Y13
+	VPMAXUD Y10, Y2, Y10
+	VPMINUD Y12, Y4, Y2
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y6, Y8, Y4
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y4, Y8
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y10, Y12, Y4
+	VPMAXUD Y10, Y12, Y10
+	VPMINUD Y9, Y1, Y12
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y11, Y3, Y1
+	VPMAXUD Y11, Y3, Y11
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y5, Y0, Y1
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y15, Y7, Y0
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y5, Y0, Y7
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y3, Y1, Y0
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y7, Y1
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y11, Y5, Y7
+	VPMAXUD Y11, Y5, Y11
+	VPMINUD Y4, Y9, Y5
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y10, Y7, Y9
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y6, Y11, Y7
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 0(R8), Y11
+	VMOVDQU Y15, 480(R8)
+	VPMINUD Y14, Y11, Y15
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y13, Y11
+	VPMAXUD Y14, Y13, Y14
+	VPMINUD Y14, Y8, Y13
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y13, Y3, Y8
+	VPMAXUD Y13, Y3, Y13
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y11, Y2, Y1
+	VPMAXUD Y11, Y2, Y11
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y1, Y12, Y0
+	VPMAXUD Y1, Y12, Y1
+	VMOVDQU 512(R8), Y12
+	VMOVDQU Y3, 224(R8)
+	VMOVDQU 544(R8), Y3
+	VMOVDQU Y9, 352(R8)
+	VPMINUD Y3, Y12, Y9
+	VPMAXUD Y3, Y12, Y3
+	VMOVDQU 576(R8), Y12
+	VMOVDQU Y7, 416(R8)
+	VMOVDQU 608(R8), Y7
+	VMOVDQU Y8, 160(R8)
+	VPMINUD Y7, Y12, Y8
+	VPMAXUD Y7, Y12, Y7
+	VPMINUD Y8, Y9, Y12
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y7, Y3, Y9
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y8, Y9, Y3
+	VPMAXUD Y8, Y9, Y8
+	VMOVDQU 640(R8), Y9
+	VMOVDQU Y5, 288(R8)
+	VMOVDQU 672(R8), Y5
+	VMOVDQU Y6, 448(R8)
+	VPMINUD Y5, Y9, Y6
+	VPMAXUD Y5, Y9, Y5
+	VMOVDQU 704(R8), Y9
+	VMOVDQU Y4, 320(R8)
+	VMOVDQU 736(R8), Y4
+	VMOVDQU Y2, 96(R8)
+	VPMINUD Y4, Y9, Y2
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y2, Y6, Y9
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y4, Y5, Y6
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y2, Y6, Y5
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y9, Y12, Y6
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y2, Y8, Y12
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y9, Y12, Y8
+	VPMAXUD Y9, Y12, Y9
+	VPMINUD Y5, Y3, Y12
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y4, Y7, Y3
+	VPMAXUD Y4, Y7, Y4
+	VPMINUD Y5, Y3, Y7
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y8, Y12, Y3
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y9, Y7, Y12
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y2, Y5, Y7
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 768(R8), Y5
+	VMOVDQU Y0, 32(R8)
+	VMOVDQU 800(R8), Y0
+	VMOVDQU Y13, 192(R8)
+	VPMINUD Y0, Y5, Y13
+	VPMAXUD Y0, Y5, Y0
+	VMOVDQU 832(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VMOVDQU 864(R8), Y1
+	VMOVDQU Y10, 384(R8)
+	VPMINUD Y1, Y5, Y10
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y10, Y13, Y5
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y1, Y0, Y13
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y10, Y13, Y0
+	VPMAXUD Y10, Y13, Y10
+	VMOVDQU 896(R8), Y13
+	VMOVDQU Y11, 128(R8)
+	VMOVDQU 928(R8), Y11
+	VMOVDQU Y14, 256(R8)
+	VPMINUD Y11, Y13, Y14
+	VPMAXUD Y11, Y13, Y11
+	VMOVDQU 960(R8), Y13
+	VMOVDQU Y15, 0(R8)
+	VMOVDQU 992(R8), Y15
+	VMOVDQU Y6, 512(R8)
+	VPMINUD Y15, Y13, Y6
+	VPMAXUD Y15, Y13, Y15
+	VPMINUD Y6, Y14, Y13
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y15, Y11, Y14
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y6, Y14, Y11
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y13, Y5, Y14
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y6, Y10, Y5
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y13, Y5, Y10
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y11, Y0, Y5
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y15, Y1, Y0
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y11, Y0, Y1
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y10, Y5, Y0
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y13, Y1, Y5
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y6, Y11, Y1
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y13, Y9, Y11
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y10, Y8, Y9
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y6, Y2, Y8
+	VPMAXUD Y6, Y2, Y6
+	VPMINUD Y10, Y8, Y2
+	VPMAXUD Y10, Y8, Y10
+	VPMINUD Y13, Y10, Y8
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y0, Y3, Y10
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y1, Y7, Y3
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y0, Y3, Y7
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y5, Y12, Y3
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y15, Y4, Y12
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y5, Y12, Y4
+	VPMAXUD Y5, Y12, Y5
+	VPMINUD Y7, Y3, Y12
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y0, Y4, Y3
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y1, Y5, Y4
+	VPMAXUD Y1, Y5, Y1
+	VPMINUD Y8, Y0, Y5
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y13, Y4, Y0
+	VPMAXUD Y13, Y4, Y13
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 512(R8), Y1
+	VMOVDQU Y15, 992(R8)
+	VPMINUD Y14, Y1, Y15
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y14, Y11, Y1
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y14, Y2, Y11
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y11, Y7, Y2
+	VPMAXUD Y11, Y7, Y11
+	VPMINUD Y14, Y3, Y7
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y1, Y9, Y3
+	VPMAXUD Y1, Y9, Y1
+	VPMINUD Y1, Y12, Y9
+	VPMAXUD Y1, Y12, Y1
+	VPMINUD Y3, Y10, Y12
+	VPMAXUD Y3, Y10, Y3
+	VMOVDQU 0(R8), Y10
+	VMOVDQU Y7, 736(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 256(R8), Y10
+	VMOVDQU Y7, 0(R8)
+	VPMINUD Y14, Y10, Y7
+	VPMAXUD Y14, Y10, Y14
+	VPMINUD Y15, Y7, Y10
+	VPMAXUD Y15, Y7, Y15
+	VMOVDQU 128(R8), Y7
+	VMOVDQU Y0, 864(R8)
+	VPMINUD Y1, Y7, Y0
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y10, Y0, Y7
+	VPMAXUD Y10, Y0, Y10
+	VMOVDQU 384(R8), Y0
+	VMOVDQU Y4, 928(R8)
+	VPMINUD Y13, Y0, Y4
+	VPMAXUD Y13, Y0, Y13
+	VPMINUD Y1, Y4, Y0
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y15, Y0, Y4
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y14, Y1, Y0
+	VPMAXUD Y14, Y1, Y14
+	VMOVDQU 64(R8), Y1
+	VMOVDQU Y2, 672(R8)
+	VPMINUD Y3, Y1, Y2
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y7, Y2, Y1
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 192(R8), Y2
+	VMOVDQU Y7, 128(R8)
+	VPMINUD Y11, Y2, Y7
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 32(R8), Y2
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y12, Y2, Y5
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y1, Y5, Y2
+	VPMAXUD Y1, Y5, Y1
+	VMOVDQU 96(R8), Y5
+	VMOVDQU Y2, 32(R8)
+	VPMINUD Y9, Y5, Y2
+	VPMAXUD Y9, Y5, Y9
+	VMOVDQU 320(R8), Y5
+	VMOVDQU Y1, 64(R8)
+	VPMINUD Y8, Y5, Y1
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y3, Y1, Y5
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y5, Y7, Y1
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y4, Y5, Y7
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y10, Y1, Y5
+	VPMAXUD Y10, Y1, Y10
+	VMOVDQU 448(R8), Y1
+	VMOVDQU Y4, 384(R8)
+	VPMINUD Y6, Y1, Y4
+	VPMAXUD Y6, Y1, Y6
+	VPMINUD Y11, Y4, Y1
+	VPMAXUD Y11, Y4, Y11
+	VPMINUD Y3, Y1, Y4
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y8, Y11, Y1
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y15, Y4, Y11
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y0, Y3, Y4
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y14, Y1, Y3
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y13, Y8, Y1
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 288(R8), Y8
+	VMOVDQU Y6, 960(R8)
+	VMOVDQU 800(R8), Y6
+	VMOVDQU Y13, 896(R8)
+	VPMINUD Y6, Y8, Y13
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y12, Y13, Y8
+	VPMAXUD Y12, Y13, Y12
+	VMOVDQU 160(R8), Y13
+	VMOVDQU Y1, 832(R8)
+	VMOVDQU 672(R8), Y1
+	VMOVDQU Y14, 768(R8)
+	VPMINUD Y1, Y13, Y14
+	VPMAXUD Y1, Y13, Y1
+	VPMINUD Y8, Y14, Y13
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y13, Y2, Y14
+	VPMAXUD Y13, Y2, Y13
+	VMOVDQU 128(R8), Y2
+	VMOVDQU Y3, 704(R8)
+	VPMINUD Y2, Y14, Y3
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y5, Y13, Y14
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 416(R8), Y13
+	VMOVDQU Y3, 96(R8)
+	VMOVDQU 928(R8), Y3
+	VMOVDQU Y14, 160(R8)
+	VPMINUD Y3, Y13, Y14
+	VPMAXUD Y3, Y13, Y3
+	VPMINUD Y1, Y14, Y13
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y12, Y13, Y14
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y6, Y1, Y13
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 352(R8), Y1
+	VMOVDQU Y5, 192(R8)
+	VMOVDQU 864(R8), Y5
+	VMOVDQU Y2, 128(R8)
+	VPMINUD Y5, Y1, Y2
+	VPMAXUD Y5, Y1, Y5
+	VPMINUD Y9, Y2, Y1
+	VPMAXUD Y9, Y2, Y9
+	VMOVDQU 224(R8), Y2
+	VMOVDQU Y0, 640(R8)
+	VMOVDQU 736(R8), Y0
+	VMOVDQU Y4, 576(R8)
+	VPMINUD Y0, Y2, Y4
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y1, Y4, Y2
+	VPMAXUD Y1, Y4, Y1
+	VPMINUD Y8, Y2, Y4
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y14, Y1, Y2
+	VPMAXUD Y14, Y1, Y14
+	VPMINUD Y10, Y4, Y1
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y7, Y8, Y4
+	VPMAXUD Y7, Y8, Y7
+	VMOVDQU 384(R8), Y8
+	VMOVDQU Y1, 224(R8)
+	VPMINUD Y8, Y2, Y1
+	VPMAXUD Y8, Y2, Y8
+	VPMINUD Y11, Y14, Y2
+	VPMAXUD Y11, Y14, Y11
+	VMOVDQU 480(R8), Y14
+	VMOVDQU Y1, 352(R8)
+	VMOVDQU 992(R8), Y1
+	VMOVDQU Y2, 416(R8)
+	VPMINUD Y1, Y14, Y2
+	VPMAXUD Y1, Y14, Y1
+	VPMINUD Y0, Y2, Y14
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y9, Y14, Y2
+	VPMAXUD Y9, Y14, Y9
+	VPMINUD Y5, Y0, Y14
+	VPMAXUD Y5, Y0, Y5
+	VPMINUD Y13, Y9, Y0
+	VPMAXUD Y13, Y9, Y13
+	VPMINUD Y6, Y14, Y9
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y12, Y2, Y14
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y3, Y5, Y2
+	VPMAXUD Y3, Y5, Y3
+	VPMINUD Y15, Y14, Y5
+	VPMAXUD Y15, Y14, Y15
+	VMOVDQU 576(R8), Y14
+	VMOVDQU Y1, 992(R8)
+	VPMINUD Y14, Y12, Y1
+	VPMAXUD Y14, Y12, Y14
+	VMOVDQU 640(R8), Y12
+	VMOVDQU Y5, 480(R8)
+	VPMINUD Y12, Y0, Y5
+	VPMAXUD Y12, Y0, Y12
+	VMOVDQU 704(R8), Y0
+	VMOVDQU Y5, 608(R8)
+	VPMINUD Y0, Y13, Y5
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 768(R8), Y13
+	VMOVDQU Y5, 672(R8)
+	VPMINUD Y13, Y9, Y5
+	VPMAXUD Y13, Y9, Y13
+	VMOVDQU 832(R8), Y9
+	VMOVDQU Y5, 736(R8)
+	VPMINUD Y9, Y6, Y5
+	VPMAXUD Y9, Y6, Y9
+	VMOVDQU 896(R8), Y6
+	VMOVDQU Y5, 800(R8)
+	VPMINUD Y6, Y2, Y5
+	VPMAXUD Y6, Y2, Y6
+	VMOVDQU 960(R8), Y2
+	VMOVDQU Y5, 864(R8)
+	VPMINUD Y2, Y3, Y5
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 1024(R8), Y3
+	VMOVDQU Y5, 928(R8)
+	VMOVDQU 1056(R8), Y5
+	VMOVDQU Y1, 544(R8)
+	VPMINUD Y5, Y3, Y1
+	VPMAXUD Y5, Y3, Y5
+	VMOVDQU 1088(R8), Y3
+	VMOVDQU Y0, 704(R8)
+	VMOVDQU 1120(R8), Y0
+	VMOVDQU Y9, 832(R8)
+	VPMINUD Y0, Y3, Y9
+	VPMAXUD Y0, Y3, Y0
+	VPMINUD Y9, Y1, Y3
+	VPMAXUD Y9, Y1, Y9
+	VPMINUD Y0, Y5, Y1
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y9, Y1, Y5
+	VPMAXUD Y9, Y1, Y9
+	VMOVDQU 1152(R8), Y1
+	VMOVDQU Y14, 576(R8)
+	VMOVDQU 1184(R8), Y14
+	VMOVDQU Y2, 960(R8)
+	VPMINUD Y14, Y1, Y2
+	VPMAXUD Y14, Y1, Y14
+	VMOVDQU 1216(R8), Y1
+	VMOVDQU Y6, 896(R8)
+	VMOVDQU 1248(R8), Y6
+	VMOVDQU Y12, 640(R8)
+	VPMINUD Y6, Y1, Y12
+	VPMAXUD Y6, Y1, Y6
+	VPMINUD Y12, Y2, Y1
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y6, Y14, Y2
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y12, Y2, Y14
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y1, Y3, Y2
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y12, Y9, Y3
+	VPMAXUD Y12, Y9, Y12
+	VPMINUD Y1, Y3, Y9
+	VPMAXUD Y1, Y3, Y1
+	VPMINUD Y14, Y5, Y3
+	VPMAXUD Y14, Y5, Y14
+	VPMINUD Y6, Y0, Y5
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y14, Y5, Y0
+	VPMAXUD Y14, Y5, Y14
+	VPMINUD Y9, Y3, Y5
+	VPMAXUD Y9, Y3, Y9
+	VPMINUD Y1, Y0, Y3
+	VPMAXUD Y1, Y0, Y1
+	VPMINUD Y12, Y14, Y0
+	VPMAXUD Y12, Y14, Y12
+	VMOVDQU 1280(R8), Y14
+	VMOVDQU Y13, 768(R8)
+	VMOVDQU 1312(R8), Y13
+	VMOVDQU Y15, 512(R8)
+	VPMINUD Y13, Y14, Y15
+	VPMAXUD Y13, Y14, Y13
+	VMOVDQU 1344(R8), Y14
+	VMOVDQU Y4, 288(R8)
+	VMOVDQU 1376(R8), Y4
+	VMOVDQU Y11, 448(R8)
+	VPMINUD Y4, Y14, Y11
+	VPMAXUD Y4, Y14, Y4
+	VPMINUD Y11, Y15, Y14
+	VPMAXUD Y11, Y15, Y11
+	VPMINUD Y4, Y13, Y15
+	VPMAXUD Y4, Y13, Y4
+	VPMINUD Y11, Y15, Y13
+	VPMAXUD Y11, Y15, Y11
+	VMOVDQU 1408(R8), Y15
+	VMOVDQU Y7, 320(R8)
+	VMOVDQU 1440(R8), Y7
+	VMOVDQU Y8, 384(R8)
+	VPMINUD Y7, Y15, Y8
+	VPMAXUD Y7, Y15, Y7
+	VMOVDQU 1472(R8), Y15
+	VMOVDQU Y10, 256(R8)
+	VMOVDQU 1504(R8), Y10
+	VMOVDQU Y2, 1024(R8)
+	VPMINUD Y10, Y15, Y2
+	VPMAXUD Y10, Y15, Y10
+	VPMINUD Y2, Y8, Y15
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y10, Y7, Y8
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y2, Y8, Y7
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y15, Y14, Y8
+	VPMAXUD Y15, Y14, Y15
+	VPMINUD Y2, Y11, Y14
+	VPMAXUD Y2, Y11, Y2
+	VPMINUD Y15, Y14, Y11
+	VPMAXUD Y15, Y14, Y15
+	VPMINUD Y7, Y13, Y14
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y10, Y4, Y13
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y7, Y13, Y4
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y11, Y14, Y13
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y15, Y4, Y14
+	VPMAXUD Y15, Y4, Y15
+	VPMINUD Y2, Y7, Y4
+	VPMAXUD Y2, Y7, Y2
+	VPMINUD Y15, Y1, Y7
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y11, Y9, Y1
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y2, Y12, Y9
+	VPMAXUD Y2, Y12, Y2
+	VPMINUD Y11, Y9, Y12
+	VPMAXUD Y11, Y9, Y11
+	VPMINUD Y15, Y11, Y9
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y13, Y5, Y11
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y4, Y0, Y5
+	VPMAXUD Y4, Y0, Y4
+	VPMINUD Y13, Y5, Y0
+	VPMAXUD Y13, Y5, Y13
+	VPMINUD Y14, Y3, Y5
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y10, Y6, Y3
+	VPMAXUD Y10, Y6, Y10
+	VPMINUD Y14, Y3, Y6
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y0, Y5, Y3
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y13, Y6, Y5
+	VPMAXUD Y13, Y6, Y13
+	VPMINUD Y4, Y14, Y6
+	VPMAXUD Y4, Y14, Y4
+	VPMINUD Y9, Y13, Y14
+	VPMAXUD Y9, Y13, Y9
+	VPMINUD Y15, Y6, Y13
+	VPMAXUD Y15, Y6, Y15
+	VPMINUD Y2, Y4, Y6
+	VPMAXUD Y2, Y4, Y2
+	VMOVDQU 1024(R8), Y4
+	VMOVDQU Y10, 1504(R8)
+	VPMINUD Y8, Y4, Y10
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y8, Y7, Y4
+	VPMAXUD Y8, Y7, Y8
+	VPMINUD Y8, Y12, Y7
+	VPMAXUD Y8, Y12, Y8
+	VPMINUD Y7, Y0, Y12
+	VPMAXUD Y7, Y0, Y7
+	VPMINUD Y8, Y5, Y0
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y4, Y1, Y5
+	VPMAXUD Y4, Y1, Y4
+	VPMINUD Y4, Y3, Y1
+	VPMAXUD Y4, Y3, Y4
+	VPMINUD Y5, Y11, Y3
+	VPMAXUD Y5, Y11, Y5
+	VMOVDQU 1536(R8), Y11
+	VMOVDQU Y0, 1248(R8)
+	VMOVDQU 1568(R8), Y0
+	VMOVDQU Y13, 1376(R8)
+	VPMINUD Y0, Y11, Y13
+	VPMAXUD Y0, Y11, Y0
+	VMOVDQU 1600(R8), Y11
+	VMOVDQU Y6, 1440(R8)
+	VMOVDQU 1632(R8), Y6
+	VMOVDQU Y12, 1184(R8)
+	VPMINUD Y6, Y11, Y12
+	VPMAXUD Y6, Y11, Y6
+	VPMINUD Y12, Y13, Y11
+	VPMAXUD Y12, Y13, Y12
+	VPMINUD Y6, Y0, Y13
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y12, Y13, Y0
+	VPMAXUD Y12, Y13, Y12
+	VMOVDQU 1664(R8), Y13
+	VMOVDQU Y14, 1312(R8)
+	VMOVDQU 1696(R8), Y14
+	VMOVDQU Y2, 1472(R8)
+	VPMINUD Y14, Y13, Y2
+	VPMAXUD Y14, Y13, Y14
+	VMOVDQU 1728(R8), Y13
+	VMOVDQU Y9, 1344(R8)
+	VMOVDQU 1760(R8), Y9
+	VMOVDQU Y1, 1120(R8)
+	VPMINUD Y9, Y13, Y1
+	VPMAXUD Y9, Y13, Y9
+	VPMINUD Y1, Y2, Y13
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y9, Y14, Y2
+	VPMAXUD Y9, Y14, Y9
+	VPMINUD Y1, Y2, Y14
+	VPMAXUD Y1, Y2, Y1
+	VPMINUD Y13, Y11, Y2
+	VPMAXUD Y13, Y11, Y13
+	VPMINUD Y1, Y12, Y11
+	VPMAXUD Y1, Y12, Y1
+	VPMINUD Y13, Y11, Y12
+	VPMAXUD Y13, Y11, Y13
+	VPMINUD Y14, Y0, Y11
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y9, Y6, Y0
+	VPMAXUD Y9, Y6, Y9
+	VPMINUD Y14, Y0, Y6
+	VPMAXUD Y14, Y0, Y14
+	VPMINUD Y12, Y11, Y0
+	VPMAXUD Y12, Y11, Y12
+	VPMINUD Y13, Y6, Y11
+	VPMAXUD Y13, Y6, Y13
+	VPMINUD Y1, Y14, Y6
+	VPMAXUD Y1, Y14, Y1
+	VMOVDQU 1792(R8), Y14
+	VMOVDQU Y3, 1056(R8)
+	VMOVDQU 1824(R8), Y3
+	VMOVDQU Y7, 1216(R8)
+	VPMINUD Y3, Y14, Y7
+	VPMAXUD Y3, Y14, Y3
+	VMOVDQU 1856(R8), Y14
+	VMOVDQU Y5, 1088(R8)
+	VMOVDQU 1888(R8), Y5
+	VMOVDQU Y15, 1408(R8)
+	VPMINUD Y5, Y14, Y15
+	VPMAXUD Y5, Y14, Y5
+	VPMINUD Y15, Y7, Y14
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y5, Y3, Y7
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y15, Y7, Y3
+	VPMAXUD Y15, Y7, Y15
+	VMOVDQU 1920(R8), Y7
+	VMOVDQU Y4, 1152(R8)
+	VMOVDQU 1952(R8), Y4
+	VMOVDQU Y8, 1280(R8)
+	VPMINUD Y4, Y7, Y8
+	VPMAXUD Y4, Y7, Y4
+	VMOVDQU 1984(R8), Y7
+	VMOVDQU Y10, 1024(R8)
+	VMOVDQU 2016(R8), Y10
+	VMOVDQU Y2, 1536(R8)
+	VPMINUD Y10, Y7, Y2
+	VPMAXUD Y10, Y7, Y10
+	VPMINUD Y2, Y8, Y7
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y10, Y4, Y8
+	VPMAXUD Y10, Y4, Y10
+	VPMINUD Y2, Y8, Y4
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y7, Y14, Y8
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y2, Y15, Y14
+	VPMAXUD Y2, Y15, Y2
+	VPMINUD Y7, Y14, Y15
+	VPMAXUD Y7, Y14, Y7
+	VPMINUD Y4, Y3, Y14
+	VPMAXUD Y4, Y3, Y4
+	VPMINUD Y10, Y5, Y3
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y4, Y3, Y5
+	VPMAXUD Y4, Y3, Y4
+	VPMINUD Y15, Y14, Y3
+	VPMAXUD Y15, Y14, Y15
+	VPMINUD Y7, Y5, Y14
+	VPMAXUD Y7, Y5, Y7
+	VPMINUD Y2, Y4, Y5
+	VPMAXUD Y2, Y4, Y2
+	VPMINUD Y7, Y13, Y4
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y15, Y12, Y13
+	VPMAXUD Y15, Y12, Y15
+	VPMINUD Y2, Y1, Y12
+	VPMAXUD Y2, Y1, Y2
+	VPMINUD Y15, Y12, Y1
+	VPMAXUD Y15, Y12, Y15
+	VPMINUD Y7, Y15, Y12
+	VPMAXUD Y7, Y15, Y7
+	VPMINUD Y3, Y0, Y15
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y5, Y6, Y0
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y3, Y0, Y6
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y14, Y11, Y0
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y10, Y9, Y11
+	VPMAXUD Y10, Y9, Y10
+	VPMINUD Y14, Y11, Y9
+	VPMAXUD Y14, Y11, Y14
+	VPMINUD Y6, Y0, Y11
+	VPMAXUD Y6, Y0, Y6
+	VPMINUD Y3, Y9, Y0
+	VPMAXUD Y3, Y9, Y3
+	VPMINUD Y5, Y14, Y9
+	VPMAXUD Y5, Y14, Y5
+	VPMINUD Y12, Y3, Y14
+	VPMAXUD Y12, Y3, Y12
+	VPMINUD Y7, Y9, Y3
+	VPMAXUD Y7, Y9, Y7
+	VPMINUD Y2, Y5, Y9
+	VPMAXUD Y2, Y5, Y2
+	VMOVDQU 1536(R8), Y5
+	VMOVDQU Y10, 2016(R8)
+	VPMINUD Y8, Y5, Y10
+	VPMAXUD Y8, Y5, Y8
+	VPMINUD Y8, Y4, Y5
+	VPMAXUD Y8, Y4, Y8
+	VPMINUD Y8, Y1, Y4
+	VPMAXUD Y8, Y1, Y8
+	VPMINUD Y4, Y6, Y1
+	VPMAXUD Y4, Y6, Y4
+	VPMINUD Y8, Y0, Y6
+	VPMAXUD Y8, Y0, Y8
+	VPMINUD Y5, Y13, Y0
+	VPMAXUD Y5, Y13, Y5
+	VPMINUD Y5, Y11, Y13
+	VPMAXUD Y5, Y11, Y5
+	VPMINUD Y0, Y15, Y11
+	VPMAXUD Y0, Y15, Y0
+	VMOVDQU 1024(R8), Y15
+	VMOVDQU Y6, 1760(R8)
+	VPMINUD Y10, Y15, Y6
+	VPMAXUD Y10, Y15, Y10
+	VMOVDQU 1280(R8), Y15
+	VMOVDQU Y6, 1024(R8)
+	VPMINUD Y8, Y15, Y6
+	VPMAXUD Y8, Y15, Y8
+	VPMINUD Y10, Y6, Y15
+	VPMAXUD Y10, Y6, Y10
+	VMOVDQU 1152(R8), Y6
+	VMOVDQU Y3, 1888(R8)
+	VPMINUD Y5, Y6, Y3
+	VPMAXUD Y5, Y6, Y5
+	VPMINUD Y15, Y3, Y6
+	VPMAXUD Y15, Y3, Y15
+	VMOVDQU 1408(R8), Y3
+	VMOVDQU Y9, 1952(R8)
+	VPMINUD Y7, Y3, Y9
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y5, Y9, Y3
+	VPMAXUD Y5, Y9, Y5
+	VPMINUD Y10, Y3, Y9
+	VPMAXUD Y10, Y3, Y10
+	VPMINUD Y8, Y5, Y3
+	VPMAXUD Y8, Y5, Y8
+	VMOVDQU 1088(R8), Y5
+	VMOVDQU Y1, 1696(R8)
+	VPMINUD Y0, Y5, Y1
+	VPMAXUD Y0, Y5, Y0
+	VPMINUD Y6, Y1, Y5
+	VPMAXUD Y6, Y1, Y6
+	VMOVDQU 1216(R8), Y1
+	VMOVDQU Y6, 1152(R8)
+	VPMINUD Y4, Y1, Y6
+	VPMAXUD Y4, Y1, Y4
+	VMOVDQU 1056(R8), Y1
+	VMOVDQU Y14, 1824(R8)
+	VPMINUD Y11, Y1, Y14
+	VPMAXUD Y11, Y1, Y11
+	VPMINUD Y5, Y14, Y1
+	VPMAXUD Y5, Y14, Y5
+	VMOVDQU 1120(R8), Y14
+	VMOVDQU Y11, 1568(R8)
+	VPMINUD Y13, Y14, Y11
+	VPMAXUD Y13, Y14, Y13
+	VMOVDQU 64(R8), Y14
+	VMOVDQU Y13, 1632(R8)
+	VPMINUD Y5, Y14, Y13
+	VPMAXUD Y5, Y14, Y5
+	VMOVDQU 32(R8), Y14
+	VMOVDQU Y5, 1088(R8)
+	VPMINUD Y1, Y14, Y5
+	VPMAXUD Y1, Y14, Y1
+	VMOVDQU 1344(R8), Y14
+	VMOVDQU Y1, 1056(R8)
+	VPMINUD Y12, Y14, Y1
+	VPMAXUD Y12, Y14, Y12
+	VPMINUD Y0, Y1, Y14
+	VPMAXUD Y0, Y1, Y0
+	VPMINUD Y14, Y6, Y1
+	VPMAXUD Y14, Y6, Y14
+	VPMINUD Y15, Y1, Y6
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y9, Y14, Y1
+	VPMAXUD Y9, Y14, Y9
+	VMOVDQU 1472(R8), Y14
+	VMOVDQU Y5, 32(R8)
+	VPMINUD Y2, Y14, Y5
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y4, Y5, Y14
+	VPMAXUD Y4, Y5, Y4
+	VPMINUD Y0, Y14, Y5
+	VPMAXUD Y0, Y14, Y0
+	VPMINUD Y12, Y4, Y14
+	VPMAXUD Y12, Y4, Y12
+	VPMINUD Y10, Y5, Y4
+	VPMAXUD Y10, Y5, Y10
+	VPMINUD Y3, Y0, Y5
+	VPMAXUD Y3, Y0, Y3
+	VPMINUD Y8, Y14, Y0
+	VPMAXUD Y8, Y14, Y8
+	VPMINUD Y7, Y12, Y14
+	VPMAXUD Y7, Y12, Y7
+	VMOVDQU 1312(R8), Y12
+	VMOVDQU Y13, 64(R8)
+	VMOVDQU 1824(R8), Y13
+	VMOVDQU Y2, 1984(R8)
+	VPMINUD Y13, Y12, Y2
+	VPMAXUD Y13, Y12, Y13
+	VMOVDQU 1568(R8), Y12
+	VMOVDQU Y7, 1920(R8)
+	VPMINUD Y12, Y2, Y7
+	VPMAXUD Y12, Y2, Y12
+	VMOVDQU 1184(R8), Y2
+	VMOVDQU Y14, 1856(R8)
+	VMOVDQU 1696(R8), Y14
+	VMOVDQU Y8, 1792(R8)
+	VPMINUD Y14, Y2, Y8
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y7, Y8, Y2
+	VPMAXUD Y7, Y8, Y7
+	VPMINUD Y2, Y11, Y8
+	VPMAXUD Y2, Y11, Y2
+	VMOVDQU 1152(R8), Y11
+	VMOVDQU Y0, 1728(R8)
+	VPMINUD Y11, Y8, Y0
+	VPMAXUD Y11, Y8, Y11
+	VPMINUD Y6, Y2, Y8
+	VPMAXUD Y6, Y2, Y6
+	VMOVDQU 128(R8), Y2
+	VMOVDQU Y3, 1664(R8)
+	VPMINUD Y11, Y2, Y3
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 192(R8), Y2
+	VMOVDQU Y3, 128(R8)
+	VPMINUD Y6, Y2, Y3
+	VPMAXUD Y6, Y2, Y6
+	VMOVDQU 160(R8), Y2
+	VMOVDQU Y6, 1216(R8)
+	VPMINUD Y8, Y2, Y6
+	VPMAXUD Y8, Y2, Y8
+	VMOVDQU 96(R8), Y2
+	VMOVDQU Y8, 1184(R8)
+	VPMINUD Y0, Y2, Y8
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 1440(R8), Y2
+	VMOVDQU Y0, 1120(R8)
+	VMOVDQU 1952(R8), Y0
+	VMOVDQU Y8, 96(R8)
+	VPMINUD Y0, Y2, Y8
+	VPMAXUD Y0, Y2, Y0
+	VPMINUD Y14, Y8, Y2
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y12, Y2, Y8
+	VPMAXUD Y12, Y2, Y12
+	VPMINUD Y13, Y14, Y2
+	VPMAXUD Y13, Y14, Y13
+	VMOVDQU 1376(R8), Y14
+	VMOVDQU Y6, 160(R8)
+	VMOVDQU 1888(R8), Y6
+	VMOVDQU Y3, 192(R8)
+	VPMINUD Y6, Y14, Y3
+	VPMAXUD Y6, Y14, Y6
+	VMOVDQU 1632(R8), Y14
+	VMOVDQU Y11, 1152(R8)
+	VPMINUD Y14, Y3, Y11
+	VPMAXUD Y14, Y3, Y14
+	VMOVDQU 1248(R8), Y3
+	VMOVDQU Y5, 1600(R8)
+	VMOVDQU 1760(R8), Y5
+	VMOVDQU Y10, 1536(R8)
+	VPMINUD Y5, Y3, Y10
+	VPMAXUD Y5, Y3, Y5
+	VPMINUD Y11, Y10, Y3
+	VPMAXUD Y11, Y10, Y11
+	VPMINUD Y8, Y11, Y10
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y7, Y3, Y11
+	VPMAXUD Y7, Y3, Y7
+	VPMINUD Y15, Y11, Y3
+	VPMAXUD Y15, Y11, Y15
+	VPMINUD Y1, Y7, Y11
+	VPMAXUD Y1, Y7, Y1
+	VPMINUD Y9, Y10, Y7
+	VPMAXUD Y9, Y10, Y9
+	VPMINUD Y4, Y8, Y10
+	VPMAXUD Y4, Y8, Y4
+	VMOVDQU 256(R8), Y8
+	VMOVDQU Y0, 1952(R8)
+	VPMINUD Y15, Y8, Y0
+	VPMAXUD Y15, Y8, Y15
+	VMOVDQU 384(R8), Y8
+	VMOVDQU Y0, 256(R8)
+	VPMINUD Y9, Y8, Y0
+	VPMAXUD Y9, Y8, Y9
+	VMOVDQU 320(R8), Y8
+	VMOVDQU Y0, 384(R8)
+	VPMINUD Y1, Y8, Y0
+	VPMAXUD Y1, Y8, Y1
+	VMOVDQU 448(R8), Y8
+	VMOVDQU Y1, 1344(R8)
+	VPMINUD Y4, Y8, Y1
+	VPMAXUD Y4, Y8, Y4
+	VMOVDQU 288(R8), Y8
+	VMOVDQU Y1, 448(R8)
+	VPMINUD Y11, Y8, Y1
+	VPMAXUD Y11, Y8, Y11
+	VMOVDQU 416(R8), Y8
+	VMOVDQU Y11, 1312(R8)
+	VPMINUD Y10, Y8, Y11
+	VPMAXUD Y10, Y8, Y10
+	VMOVDQU 352(R8), Y8
+	VMOVDQU Y10, 1440(R8)
+	VPMINUD Y7, Y8, Y10
+	VPMAXUD Y7, Y8, Y7
+	VMOVDQU 224(R8), Y8
+	VMOVDQU Y7, 1376(R8)
+	VPMINUD Y3, Y8, Y7
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 1504(R8), Y8
+	VMOVDQU Y3, 1248(R8)
+	VMOVDQU 2016(R8), Y3
+	VMOVDQU Y7, 224(R8)
+	VPMINUD Y3, Y8, Y7
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y5, Y7, Y8
+	VPMAXUD Y5, Y7, Y5
+	VPMINUD Y14, Y8, Y7
+	VPMAXUD Y14, Y8, Y14
+	VPMINUD Y6, Y5, Y8
+	VPMAXUD Y6, Y5, Y6
+	VPMINUD Y12, Y7, Y5
+	VPMAXUD Y12, Y7, Y12
+	VPMINUD Y2, Y14, Y7
+	VPMAXUD Y2, Y14, Y2
+	VPMINUD Y13, Y8, Y14
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1952(R8), Y8
+	VMOVDQU Y3, 2016(R8)
+	VPMINUD Y8, Y6, Y3
+	VPMAXUD Y8, Y6, Y8
+	VMOVDQU 1536(R8), Y6
+	VMOVDQU Y10, 352(R8)
+	VPMINUD Y6, Y5, Y10
+	VPMAXUD Y6, Y5, Y6
+	VMOVDQU 1600(R8), Y5
+	VMOVDQU Y10, 1504(R8)
+	VPMINUD Y5, Y12, Y10
+	VPMAXUD Y5, Y12, Y5
+	VMOVDQU 1664(R8), Y12
+	VMOVDQU Y11, 416(R8)
+	VPMINUD Y12, Y7, Y11
+	VPMAXUD Y12, Y7, Y12
+	VMOVDQU 1728(R8), Y7
+	VMOVDQU Y11, 1632(R8)
+	VPMINUD Y7, Y2, Y11
+	VPMAXUD Y7, Y2, Y7
+	VMOVDQU 1792(R8), Y2
+	VMOVDQU Y11, 1696(R8)
+	VPMINUD Y2, Y14, Y11
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 1856(R8), Y14
+	VMOVDQU Y11, 1760(R8)
+	VPMINUD Y14, Y13, Y11
+	VPMAXUD Y14, Y13, Y14
+	VMOVDQU 1920(R8), Y13
+	VMOVDQU Y11, 1824(R8)
+	VPMINUD Y13, Y3, Y11
+	VPMAXUD Y13, Y3, Y13
+	VMOVDQU 1984(R8), Y3
+	VMOVDQU Y11, 1888(R8)
+	VPMINUD Y3, Y8, Y11
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 512(R8), Y8
+	VMOVDQU Y11, 1952(R8)
+	VPMINUD Y6, Y8, Y11
+	VPMAXUD Y6, Y8, Y6
+	VMOVDQU 768(R8), Y8
+	VMOVDQU Y1, 288(R8)
+	VPMINUD Y2, Y8, Y1
+	VPMAXUD Y2, Y8, Y2
+	VPMINUD Y15, Y1, Y8
+	VPMAXUD Y15, Y1, Y15
+	VPMINUD Y6, Y15, Y1
+	VPMAXUD Y6, Y15, Y6
+	VMOVDQU 640(R8), Y15
+	VMOVDQU Y10, 1568(R8)
+	VPMINUD Y12, Y15, Y10
+	VPMAXUD Y12, Y15, Y12
+	VMOVDQU 1152(R8), Y15
+	VMOVDQU Y7, 1728(R8)
+	VPMINUD Y15, Y10, Y7
+	VPMAXUD Y15, Y10, Y15
+	VMOVDQU 896(R8), Y10
+	VMOVDQU Y14, 1856(R8)
+	VPMINUD Y13, Y10, Y14
+	VPMAXUD Y13, Y10, Y13
+	VPMINUD Y9, Y14, Y10
+	VPMAXUD Y9, Y14, Y9
+	VPMINUD Y15, Y10, Y14
+	VPMAXUD Y15, Y10, Y15
+	VPMINUD Y12, Y9, Y10
+	VPMAXUD Y12, Y9, Y12
+	VPMINUD Y1, Y15, Y9
+	VPMAXUD Y1, Y15, Y1
+	VPMINUD Y6, Y10, Y15
+	VPMAXUD Y6, Y10, Y6
+	VPMINUD Y2, Y12, Y10
+	VPMAXUD Y2, Y12, Y2
+	VMOVDQU 384(R8), Y12
+	VMOVDQU Y13, 1920(R8)
+	VPMINUD Y7, Y12, Y13
+	VPMAXUD Y7, Y12, Y7
+	VMOVDQU 960(R8), Y12
+	VMOVDQU Y10, 1664(R8)
+	VPMINUD Y3, Y12, Y10
+	VPMAXUD Y3, Y12, Y3
+	VPMINUD Y4, Y10, Y12
+	VPMAXUD Y4, Y10, Y4
+	VMOVDQU 0(R8), Y10
+	VMOVDQU Y3, 1984(R8)
+	VMOVDQU 1024(R8), Y3
+	VMOVDQU Y15, 1408(R8)
+	VPMINUD Y3, Y10, Y15
+	VPMAXUD Y3, Y10, Y3
+	VPMINUD Y3, Y11, Y10
+	VPMAXUD Y3, Y11, Y3
+	VMOVDQU 256(R8), Y11
+	VMOVDQU Y15, 0(R8)
+	VPMINUD Y10, Y11, Y15
+	VPMAXUD Y10, Y11, Y10
+	VPMINUD Y10, Y13, Y11
+	VPMAXUD Y10, Y13, Y10
+	VPMINUD Y3, Y8, Y13
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y13, Y7, Y8
+	VPMAXUD Y13, Y7, Y13
+	VMOVDQU 128(R8), Y7
+	VMOVDQU Y9, 1152(R8)
+	VPMINUD Y15, Y7, Y9
+	VPMAXUD Y15, Y7, Y15
+	VPMINUD Y3, Y14, Y7
+	VPMAXUD Y3, Y14, Y3
+	VMOVDQU 64(R8), Y14
+	VMOVDQU Y2, 1792(R8)
+	VPMINUD Y9, Y14, Y2
+	VPMAXUD Y9, Y14, Y9
+	VMOVDQU 32(R8), Y14
+	VMOVDQU Y9, 128(R8)
+	VPMINUD Y2, Y14, Y9
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 576(R8), Y14
+	VMOVDQU Y2, 64(R8)
+	VPMINUD Y5, Y14, Y2
+	VPMAXUD Y5, Y14, Y5
+	VMOVDQU 1088(R8), Y14
+	VMOVDQU Y9, 32(R8)
+	VPMINUD Y14, Y2, Y9
+	VPMAXUD Y14, Y2, Y14
+	VPMINUD Y9, Y0, Y2
+	VPMAXUD Y9, Y0, Y9
+	VMOVDQU 192(R8), Y0
+	VMOVDQU Y6, 1536(R8)
+	VPMINUD Y2, Y0, Y6
+	VPMAXUD Y2, Y0, Y2
+	VPMINUD Y15, Y6, Y0
+	VPMAXUD Y15, Y6, Y15
+	VPMINUD Y11, Y2, Y6
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 832(R8), Y2
+	VMOVDQU Y11, 384(R8)
+	VMOVDQU 1856(R8), Y11
+	VMOVDQU Y6, 320(R8)
+	VPMINUD Y11, Y2, Y6
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 1344(R8), Y2
+	VMOVDQU Y15, 256(R8)
+	VPMINUD Y2, Y6, Y15
+	VPMAXUD Y2, Y6, Y2
+	VPMINUD Y14, Y15, Y6
+	VPMAXUD Y14, Y15, Y14
+	VPMINUD Y5, Y2, Y15
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 704(R8), Y2
+	VMOVDQU Y0, 192(R8)
+	VMOVDQU 1728(R8), Y0
+	VMOVDQU Y1, 1280(R8)
+	VPMINUD Y0, Y2, Y1
+	VPMAXUD Y0, Y2, Y0
+	VMOVDQU 1216(R8), Y2
+	VMOVDQU Y3, 1024(R8)
+	VPMINUD Y2, Y1, Y3
+	VPMAXUD Y2, Y1, Y2
+	VMOVDQU 448(R8), Y1
+	VMOVDQU Y7, 896(R8)
+	VPMINUD Y3, Y1, Y7
+	VPMAXUD Y3, Y1, Y3
+	VPMINUD Y9, Y7, Y1
+	VPMAXUD Y9, Y7, Y9
+	VPMINUD Y6, Y3, Y7
+	VPMAXUD Y6, Y3, Y6
+	VPMINUD Y2, Y12, Y3
+	VPMAXUD Y2, Y12, Y2
+	VPMINUD Y14, Y3, Y12
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y15, Y2, Y3
+	VPMAXUD Y15, Y2, Y15
+	VPMINUD Y0, Y4, Y2
+	VPMAXUD Y0, Y4, Y0
+	VPMINUD Y5, Y2, Y4
+	VPMAXUD Y5, Y2, Y5
+	VPMINUD Y11, Y0, Y2
+	VPMAXUD Y11, Y0, Y11
+	VPMINUD Y10, Y1, Y0
+	VPMAXUD Y10, Y1, Y10
+	VPMINUD Y8, Y9, Y1
+	VPMAXUD Y8, Y9, Y8
+	VPMINUD Y13, Y7, Y9
+	VPMAXUD Y13, Y7, Y13
+	VMOVDQU 896(R8), Y7
+	VMOVDQU Y13, 768(R8)
+	VPMINUD Y7, Y6, Y13
+	VPMAXUD Y7, Y6, Y7
+	VMOVDQU 1024(R8), Y6
+	VMOVDQU Y7, 896(R8)
+	VPMINUD Y6, Y12, Y7
+	VPMAXUD Y6, Y12, Y6
+	VMOVDQU 1280(R8), Y12
+	VMOVDQU Y6, 1024(R8)
+	VPMINUD Y12, Y3, Y6
+	VPMAXUD Y12, Y3, Y12
+	VMOVDQU 1536(R8), Y3
+	VMOVDQU Y6, 1216(R8)
+	VPMINUD Y3, Y4, Y6
+	VPMAXUD Y3, Y4, Y3
+	VMOVDQU 1792(R8), Y4
+	VMOVDQU Y6, 1472(R8)
+	VPMINUD Y4, Y2, Y6
+	VPMAXUD Y4, Y2, Y4
+	VMOVDQU 1152(R8), Y2
+	VMOVDQU Y6, 1728(R8)
+	VPMINUD Y2, Y14, Y6
+	VPMAXUD Y2, Y14, Y2
+	VMOVDQU 1408(R8), Y14
+	VMOVDQU Y6, 1088(R8)
+	VPMINUD Y14, Y15, Y6
+	VPMAXUD Y14, Y15, Y14
+	VMOVDQU 1664(R8), Y15
+	VMOVDQU Y6, 1344(R8)
+	VPMINUD Y15, Y5, Y6
+	VPMAXUD Y15, Y5, Y15
+	VMOVDQU 1920(R8), Y5
+	VMOVDQU Y6, 1600(R8)
+	VPMINUD Y5, Y11, Y6
+	VPMAXUD Y5, Y11, Y5
+	VMOVDQU 544(R8), Y11
+	VMOVDQU Y6, 1856(R8)
+	VMOVDQU 1568(R8), Y6
+	VMOVDQU Y5, 1920(R8)
+	VPMINUD Y6, Y11, Y5
+	VPMAXUD Y6, Y11, Y6
+	VMOVDQU 1056(R8), Y11
+	VMOVDQU Y4, 1792(R8)
+	VPMINUD Y11, Y5, Y4
+	VPMAXUD Y11, Y5, Y11
+	VMOVDQU 288(R8), Y5
+	VMOVDQU Y15, 1664(R8)
+	VPMINUD Y4, Y5, Y15
+	VPMAXUD Y4, Y5, Y4
+	VMOVDQU 160(R8), Y5
+	VMOVDQU Y3, 1536(R8)
+	VPMINUD Y15, Y5, Y3
+	VPMAXUD Y15, Y5, Y15
+	VMOVDQU 96(R8), Y5
+	VMOVDQU Y14, 1408(R8)
+	VPMINUD Y3, Y5, Y14
+	VPMAXUD Y3, Y5, Y3
+	VMOVDQU 128(R8), Y5
+	VMOVDQU Y12, 1280(R8)
+	VPMINUD Y5, Y14, Y12
+	VPMAXUD Y5, Y14, Y5
+	VMOVDQU 192(R8), Y14
+	VMOVDQU Y5, 128(R8)
+	VPMINUD Y14, Y3, Y5
+	VPMAXUD Y14, Y3, Y14
+	VMOVDQU 800(R8), Y3
+	VMOVDQU Y5, 160(R8)
+	VMOVDQU 1824(R8), Y5
+	VMOVDQU Y12, 96(R8)
+	VPMINUD Y5, Y3, Y12
+	VPMAXUD Y5, Y3, Y5
+	VMOVDQU 1312(R8), Y3
+	VMOVDQU Y14, 192(R8)
+	VPMINUD Y3, Y12, Y14
+	VPMAXUD Y3, Y12, Y3
+	VPMINUD Y11, Y14, Y12
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y6, Y3, Y14
+	VPMAXUD Y6, Y3, Y6
+	VMOVDQU 672(R8), Y3
+	VMOVDQU Y2, 1152(R8)
+	VMOVDQU 1696(R8), Y2
+	VMOVDQU Y7, 960(R8)
+	VPMINUD Y2, Y3, Y7
+	VPMAXUD Y2, Y3, Y2
+	VMOVDQU 1184(R8), Y3
+	VMOVDQU Y13, 832(R8)
+	VPMINUD Y3, Y7, Y13
+	VPMAXUD Y3, Y7, Y3
+	VMOVDQU 416(R8), Y7
+	VMOVDQU Y9, 704(R8)
+	VPMINUD Y13, Y7, Y9
+	VPMAXUD Y13, Y7, Y13
+	VPMINUD Y4, Y9, Y7
+	VPMAXUD Y4, Y9, Y4
+	VPMINUD Y12, Y13, Y9
+	VPMAXUD Y12, Y13, Y12
+	VMOVDQU 928(R8), Y13
+	VMOVDQU Y8, 640(R8)
+	VMOVDQU 1952(R8), Y8
+	VMOVDQU Y1, 576(R8)
+	VPMINUD Y8, Y13, Y1
+	VPMAXUD Y8, Y13, Y8
+	VMOVDQU 1440(R8), Y13
+	VMOVDQU Y8, 1952(R8)
+	VPMINUD Y13, Y1, Y8
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y3, Y8, Y1
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y2, Y13, Y8
+	VPMAXUD Y2, Y13, Y2
+	VPMINUD Y11, Y1, Y13
+	VPMAXUD Y11, Y1, Y11
+	VPMINUD Y14, Y3, Y1
+	VPMAXUD Y14, Y3, Y14
+	VPMINUD Y6, Y8, Y3
+	VPMAXUD Y6, Y8, Y6
+	VPMINUD Y5, Y2, Y8
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 608(R8), Y2
+	VMOVDQU Y5, 1824(R8)
+	VMOVDQU 1632(R8), Y5
+	VMOVDQU Y8, 1696(R8)
+	VPMINUD Y5, Y2, Y8
+	VPMAXUD Y5, Y2, Y5
+	VMOVDQU 1120(R8), Y2
+	VMOVDQU Y6, 1568(R8)
+	VPMINUD Y2, Y8, Y6
+	VPMAXUD Y2, Y8, Y2
+	VMOVDQU 352(R8), Y8
+	VMOVDQU Y3, 1440(R8)
+	VPMINUD Y6, Y8, Y3
+	VPMAXUD Y6, Y8, Y6
+	VMOVDQU 224(R8), Y8
+	VMOVDQU Y14, 1312(R8)
+	VPMINUD Y3, Y8, Y14
+	VPMAXUD Y3, Y8, Y3
+	VPMINUD Y15, Y14, Y8
+	VPMAXUD Y15, Y14, Y15
+	VPMINUD Y7, Y3, Y14
+	VPMAXUD Y7, Y3, Y7
+	VMOVDQU 256(R8), Y3
+	VMOVDQU Y1, 1184(R8)
+	VPMINUD Y3, Y8, Y1
+	VPMAXUD Y3, Y8, Y3
+	VMOVDQU 320(R8), Y8
+	VMOVDQU Y1, 224(R8)
+	VPMINUD Y8, Y15, Y1
+	VPMAXUD Y8, Y15, Y8
+	VMOVDQU 384(R8), Y15
+	VMOVDQU Y1, 288(R8)
+	VPMINUD Y15, Y14, Y1
+	VPMAXUD Y15, Y14, Y15
+	VPMINUD Y0, Y7, Y14
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 864(R8), Y7
+	VMOVDQU Y0, 448(R8)
+	VMOVDQU 1888(R8), Y0
+	VMOVDQU Y1, 352(R8)
+	VPMINUD Y0, Y7, Y1
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 1376(R8), Y7
+	VMOVDQU Y3, 256(R8)
+	VPMINUD Y7, Y1, Y3
+	VPMAXUD Y7, Y1, Y7
+	VPMINUD Y2, Y3, Y1
+	VPMAXUD Y2, Y3, Y2
+	VPMINUD Y5, Y7, Y3
+	VPMAXUD Y5, Y7, Y5
+	VMOVDQU 736(R8), Y7
+	VMOVDQU Y8, 320(R8)
+	VMOVDQU 1760(R8), Y8
+	VMOVDQU Y14, 416(R8)
+	VPMINUD Y8, Y7, Y14
+	VPMAXUD Y8, Y7, Y8
+	VMOVDQU 1248(R8), Y7
+	VMOVDQU Y15, 384(R8)
+	VPMINUD Y7, Y14, Y15
+	VPMAXUD Y7, Y14, Y7
+	VMOVDQU 480(R8), Y14
+	VMOVDQU Y11, 1056(R8)
+	VMOVDQU 1504(R8), Y11
+	VMOVDQU Y0, 1888(R8)
+	VPMINUD Y11, Y14, Y0
+	VPMAXUD Y11, Y14, Y11
+	VPMINUD Y15, Y0, Y14
+	VPMAXUD Y15, Y0, Y15
+	VPMINUD Y1, Y15, Y0
+	VPMAXUD Y1, Y15, Y1
+	VPMINUD Y6, Y14, Y15
+	VPMAXUD Y6, Y14, Y6
+	VPMINUD Y4, Y15, Y14
+	VPMAXUD Y4, Y15, Y4
+	VPMINUD Y9, Y6, Y15
+	VPMAXUD Y9, Y6, Y9
+	VPMINUD Y12, Y0, Y6
+	VPMAXUD Y12, Y0, Y12
+	VPMINUD Y13, Y1, Y0
+	VPMAXUD Y13, Y1, Y13
+	VPMINUD Y10, Y14, Y1
+	VPMAXUD Y10, Y14, Y10
+	VMOVDQU 576(R8), Y14
+	VMOVDQU Y1, 480(R8)
+	VPMINUD Y14, Y4, Y1
+	VPMAXUD Y14, Y4, Y14
+	VMOVDQU 640(R8), Y4
+	VMOVDQU Y1, 544(R8)
+	VPMINUD Y4, Y15, Y1
+	VPMAXUD Y4, Y15, Y4
+	VMOVDQU 704(R8), Y15
+	VMOVDQU Y1, 608(R8)
+	VPMINUD Y15, Y9, Y1
+	VPMAXUD Y15, Y9, Y15
+	VMOVDQU 768(R8), Y9
+	VMOVDQU Y1, 672(R8)
+	VPMINUD Y9, Y6, Y1
+	VPMAXUD Y9, Y6, Y9
+	VMOVDQU 832(R8), Y6
+	VMOVDQU Y1, 736(R8)
+	VPMINUD Y6, Y12, Y1
+	VPMAXUD Y6, Y12, Y6
+	VMOVDQU 896(R8), Y12
+	VMOVDQU Y1, 800(R8)
+	VPMINUD Y12, Y0, Y1
+	VPMAXUD Y12, Y0, Y12
+	VMOVDQU 960(R8), Y0
+	VMOVDQU Y1, 864(R8)
+	VPMINUD Y0, Y13, Y1
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 992(R8), Y13
+	VMOVDQU Y0, 960(R8)
+	VMOVDQU 2016(R8), Y0
+	VMOVDQU Y1, 928(R8)
+	VPMINUD Y0, Y13, Y1
+	VPMAXUD Y0, Y13, Y0
+	VPMINUD Y11, Y1, Y13
+	VPMAXUD Y11, Y1, Y11
+	VPMINUD Y7, Y13, Y1
+	VPMAXUD Y7, Y13, Y7
+	VPMINUD Y8, Y11, Y13
+	VPMAXUD Y8, Y11, Y8
+	VPMINUD Y2, Y1, Y11
+	VPMAXUD Y2, Y1, Y2
+	VPMINUD Y3, Y7, Y1
+	VPMAXUD Y3, Y7, Y3
+	VPMINUD Y5, Y13, Y7
+	VPMAXUD Y5, Y13, Y5
+	VMOVDQU 1888(R8), Y13
+	VMOVDQU Y0, 2016(R8)
+	VPMINUD Y13, Y8, Y0
+	VPMAXUD Y13, Y8, Y13
+	VMOVDQU 1056(R8), Y8
+	VMOVDQU Y4, 640(R8)
+	VPMINUD Y8, Y11, Y4
+	VPMAXUD Y8, Y11, Y8
+	VMOVDQU 1184(R8), Y11
+	VMOVDQU Y6, 832(R8)
+	VPMINUD Y11, Y2, Y6
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 1312(R8), Y2
+	VMOVDQU Y9, 768(R8)
+	VPMINUD Y2, Y1, Y9
+	VPMAXUD Y2, Y1, Y2
+	VMOVDQU 1440(R8), Y1
+	VMOVDQU Y10, 512(R8)
+	VPMINUD Y1, Y3, Y10
+	VPMAXUD Y1, Y3, Y1
+	VMOVDQU 1568(R8), Y3
+	VMOVDQU Y12, 896(R8)
+	VPMINUD Y3, Y7, Y12
+	VPMAXUD Y3, Y7, Y3
+	VMOVDQU 1696(R8), Y7
+	VMOVDQU Y14, 576(R8)
+	VPMINUD Y7, Y5, Y14
+	VPMAXUD Y7, Y5, Y7
+	VMOVDQU 1824(R8), Y5
+	VMOVDQU Y15, 704(R8)
+	VPMINUD Y5, Y0, Y15
+	VPMAXUD Y5, Y0, Y5
+	VMOVDQU 1952(R8), Y0
+	VMOVDQU Y5, 1824(R8)
+	VPMINUD Y0, Y13, Y5
+	VPMAXUD Y0, Y13, Y0
+	VMOVDQU 1024(R8), Y13
+	VMOVDQU Y0, 1952(R8)
+	VPMINUD Y13, Y4, Y0
+	VPMAXUD Y13, Y4, Y13
+	VMOVDQU 1152(R8), Y4
+	VMOVDQU Y0, 992(R8)
+	VPMINUD Y4, Y6, Y0
+	VPMAXUD Y4, Y6, Y4
+	VMOVDQU 1280(R8), Y6
+	VMOVDQU Y0, 1120(R8)
+	VPMINUD Y6, Y9, Y0
+	VPMAXUD Y6, Y9, Y6
+	VMOVDQU 1408(R8), Y9
+	VMOVDQU Y0, 1248(R8)
+	VPMINUD Y9, Y10, Y0
+	VPMAXUD Y9, Y10, Y9
+	VMOVDQU 1536(R8), Y10
+	VMOVDQU Y0, 1376(R8)
+	VPMINUD Y10, Y12, Y0
+	VPMAXUD Y10, Y12, Y10
+	VMOVDQU 1664(R8), Y12
+	VMOVDQU Y0, 1504(R8)
+	VPMINUD Y12, Y14, Y0
+	VPMAXUD Y12, Y14, Y12
+	VMOVDQU 1792(R8), Y14
+	VMOVDQU Y0, 1632(R8)
+	VPMINUD Y14, Y15, Y0
+	VPMAXUD Y14, Y15, Y14
+	VMOVDQU 1920(R8), Y15
+	VMOVDQU Y0, 1760(R8)
+	VPMINUD Y15, Y5, Y0
+	VPMAXUD Y15, Y5, Y15
+	VMOVDQU 1088(R8), Y5
+	VMOVDQU Y0, 1888(R8)
+	VPMINUD Y5, Y8, Y0
+	VPMAXUD Y5, Y8, Y5
+	VMOVDQU 1216(R8), Y8
+	VMOVDQU Y0, 1056(R8)
+	VPMINUD Y8, Y11, Y0
+	VPMAXUD Y8, Y11, Y8
+	VMOVDQU 1344(R8), Y11
+	VMOVDQU Y0, 1184(R8)
+	VPMINUD Y11, Y2, Y0
+	VPMAXUD Y11, Y2, Y11
+	VMOVDQU 1472(R8), Y2
+	VMOVDQU Y0, 1312(R8)
+	VPMINUD Y2, Y1, Y0
+	VPMAXUD Y2, Y1, Y2
+	VMOVDQU 1600(R8), Y1
+	VMOVDQU Y0, 1440(R8)
+	VPMINUD Y1, Y3, Y0
+	VPMAXUD Y1, Y3, Y1
+	VMOVDQU 1728(R8), Y3
+	VMOVDQU Y0, 1568(R8)
+	VPMINUD Y3, Y7, Y0
+	VPMAXUD Y3, Y7, Y3
+	VMOVDQU 1824(R8), Y7
+	VMOVDQU Y0, 1696(R8)
+	VMOVDQU 1856(R8), Y0
+	VMOVDQU Y1, 1600(R8)
+	VPMINUD Y0, Y7, Y1
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU 1952(R8), Y7
+	VMOVDQU Y0, 1856(R8)
+	VMOVDQU 1984(R8), Y0
+	VMOVDQU Y1, 1824(R8)
+	VPMINUD Y0, Y7, Y1
+	VPMAXUD Y0, Y7, Y0
+	VMOVDQU Y0, 1984(R8)
+	VMOVDQU Y1, 1952(R8)
+	VMOVDQU Y2, 1472(R8)
+	VMOVDQU Y3, 1728(R8)
+	VMOVDQU Y4, 1152(R8)
+	VMOVDQU Y5, 1088(R8)
+	VMOVDQU Y6, 1280(R8)
+	VMOVDQU Y8, 1216(R8)
+	VMOVDQU Y9, 1408(R8)
+	VMOVDQU Y10, 1536(R8)
+	VMOVDQU Y11, 1344(R8)
+	VMOVDQU Y12, 1664(R8)
+	VMOVDQU Y13, 1024(R8)
+	VMOVDQU Y14, 1792(R8)
+	VMOVDQU Y15, 1920(R8)
+
+	// Scan, two keys an iteration (the exit test on the first). Y6/Y7 the
+	// sums of lanes 0–3/4–7 (float64), Y8/Y9 their lanes done (qword masks;
+	// lanes beyond the group start done), Y10/Y11 the sorted positions of
+	// their picks (a lane not done takes the current one), Y12 the current
+	// position (in every dword), Y2 the previous key's prefix, Y3 all ones;
+	// R15 the key, DX the last pair's first key, R14 the end. Runs: Y14 the
+	// position where the current run of keys with one prefix starts, 176(SP)
+	// the start of each lane's first run whose values are not all equal
+	// (avx2Tie). Truncation changes the order only within such a run; a
+	// lane is exact unless that start is at most its pick's position (when
+	// the scan stops early, a run open at the last key is checked on).
+	VPCMPEQD     Y3, Y3, Y3
+	VMOVDQU      96(SP), Y0
+	VPXOR        Y3, Y0, Y0
+	VPMOVSXDQ    X0, Y8
+	VEXTRACTI128 $1, Y0, X0
+	VPMOVSXDQ    X0, Y9
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y14, Y14, Y14
+	VMOVDQU      Y3, 176(SP)
+	VMOVDQA      Y3, Y2 // no key's prefix has its lowest bits set
+	MOVQ         idx+16(FP), R10
+	MOVQ         w+32(FP), R11
+	VMOVDQU      32(SP), Y13
+	VMOVUPD      64(SP), Y15
+	MOVQ         R8, R15
+	MOVQ         CX, R14
+	SHLQ         $5, R14
+	ADDQ         R8, R14
+	LEAQ         -32(R14), DX
+	CMPQ         R15, DX
+	JGE          a8x64tail
+
+a8x64scan:
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x64tieA
+
+a8x64tieAed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x64store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	VMOVDQU      32(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x64tieB
+
+a8x64tieBed:
+	MOVBLZX      32(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      36(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      40(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      44(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      48(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      52(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      56(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      60(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	ADDQ         $64, R15
+	CMPQ         R15, DX
+	JLT          a8x64scan
+
+a8x64tail:
+	CMPQ         R15, R14
+	JGE          a8x64end
+	VMOVDQU      0(R15), Y0
+	VPAND        Y13, Y0, Y1 // the key's prefix
+	VPCMPEQD     Y1, Y2, Y2    // the previous key's prefix
+	VPBLENDVB    Y2, Y14, Y12, Y14
+	VMOVMSKPS    Y2, AX
+	VMOVDQA      Y1, Y2
+	ANDL         136(SP), AX
+	JNZ          a8x64tieT
+
+a8x64tieTed:
+	VPAND        Y9, Y8, Y1
+	VMOVMSKPD    Y1, AX
+	CMPL         AX, $15
+	JEQ          a8x64store // every lane done before this key
+	MOVBLZX      0(R15), AX
+	VMOVSS       2048(R8)(AX*4), X1
+	MOVBLZX      4(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      8(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X1, X1
+	MOVBLZX      12(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X1, X1
+	MOVBLZX      16(R15), AX
+	VMOVSS       2048(R8)(AX*4), X4
+	MOVBLZX      20(R15), SI
+	VINSERTPS    $0x10, 2048(R8)(SI*4), X4, X4
+	MOVBLZX      24(R15), AX
+	VINSERTPS    $0x20, 2048(R8)(AX*4), X4, X4
+	MOVBLZX      28(R15), SI
+	VINSERTPS    $0x30, 2048(R8)(SI*4), X4, X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X4, Y4
+	VADDPD       Y1, Y6, Y6
+	VADDPD       Y4, Y7, Y7
+	VBLENDVPD    Y8, Y10, Y12, Y10
+	VBLENDVPD    Y9, Y11, Y12, Y11
+	VCMPPD       $0x1d, Y15, Y6, Y1 // sum ≥ target, ordered
+	VCMPPD       $0x1d, Y15, Y7, Y4
+	VORPD        Y1, Y8, Y8
+	VORPD        Y4, Y9, Y9
+	VPSUBD       Y3, Y12, Y12
+	JMP          a8x64end
+
+a8x64tieA:
+	VMOVDQU      Y14, 144(SP)
+
+a8x64tieAlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x64tieAnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x64tieAnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x64tieAnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x64tieAlane
+	JMP          a8x64tieAed
+
+a8x64tieB:
+	VMOVDQU      Y14, 144(SP)
+
+a8x64tieBlane:
+	BSFL         AX, SI
+	MOVBLZX      32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x64tieBnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x64tieBnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x64tieBnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x64tieBlane
+	JMP          a8x64tieBed
+
+a8x64tieT:
+	VMOVDQU      Y14, 144(SP)
+
+a8x64tieTlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x64tieTnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x64tieTnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x64tieTnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x64tieTlane
+	JMP          a8x64tieTed
+
+a8x64store:
+	// Stopped early: the lanes whose run at the last key checked started
+	// at most at their pick's position (128(SP)) go on checking it to its
+	// end (avx2Tie on keys of one prefix).
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VPMINUD      Y1, Y14, Y4
+	VPCMPEQD     Y14, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	ANDL         136(SP), AX
+	MOVL         AX, 128(SP)
+	JZ           a8x64end
+
+a8x64open:
+	ADDQ         $32, R15
+	CMPQ         R15, R14
+	JGE          a8x64end
+	VMOVDQU      (R15), Y0
+	VPAND        Y13, Y0, Y0
+	VPCMPEQD     Y0, Y2, Y4
+	VMOVDQA      Y0, Y2
+	VMOVMSKPS    Y4, AX
+	ANDL         128(SP), AX
+	MOVL         AX, 128(SP)
+	JNZ          a8x64tieO
+	JMP          a8x64end
+
+a8x64tieO:
+	VMOVDQU      Y14, 144(SP)
+
+a8x64tieOlane:
+	BSFL         AX, SI
+	MOVBLZX      0(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	MOVL         R11, 208(SP)
+	MOVBLZX      -32(R15)(SI*4), R11
+	ANDL         $0x3f, R11
+	MOVLQSX      (R10)(R11*4), R11
+	IMULQ        R9, R11
+	ADDQ         x+0(FP), R11
+	LEAQ         (R11)(R13*4), R11
+	MOVL         (R11)(SI*4), R11
+	CMPL         R11, 208(SP)
+	JEQ          a8x64tieOnext
+	MOVL         144(SP)(SI*4), R11
+	CMPL         R11, 176(SP)(SI*4)
+	JAE          a8x64tieOnext
+	MOVL         R11, 176(SP)(SI*4)
+
+a8x64tieOnext:
+	LEAL         -1(AX), R11
+	ANDL         R11, AX
+	JNZ          a8x64tieOlane
+	JMP          a8x64open
+
+a8x64end:
+	VMOVDQU      176(SP), Y13
+
+a8x64picks:
+	// Y1 = the picks' positions (dwords); coll gets the lanes whose first
+	// mixed run (Y13) starts at most there.
+	VSHUFPS      $0x88, Y11, Y10, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      96(SP), Y5
+	VPMINUD      Y1, Y13, Y4
+	VPCMPEQD     Y13, Y4, Y4
+	VPAND        Y5, Y4, Y4
+	VMOVMSKPS    Y4, AX
+	MOVW         AX, (R12)
+	ADDQ         $2, R12
+	// The picked keys (keys[position][lane]) → lo + index.
+	VPSLLD       $3, Y1, Y1
+	VPADDD       dmIotaAVX2<>(SB), Y1, Y1
+	VMOVDQA      Y5, Y4
+	VPGATHERDD   Y4, (R8)(Y1*4), Y0
+	VPAND        (SP), Y0, Y0
+	MOVQ         lo+48(FP), AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       Y1, Y0, Y0
+	VPMASKMOVD   Y0, Y5, (DI)(R13*4)
+	ADDQ         $8, R13
+	CMPQ         R13, BX
+	JLT          a8x64group
+
+a8x64done:
 	VZEROUPPER
 	RET

@@ -147,8 +147,19 @@
 // whose pick may differ from the exact order (a key up to the pick's
 // successor shares its upper bits with its predecessor), and those 8
 // columns are recomputed with exact uint64 keys: 164 of 22,480 groups on
-// the benchmark graph (TestMedianKernelsAVX512). Rows of one entry pick it;
-// longer rows, other builds and CPUs without AVX-512F run the portable
+// the benchmark graph (TestMedianKernelsAVX512). CPUs with AVX2 and without
+// AVX-512F (or GODEBUG=cpu.avx512f=off) run dimMedianAVX2xN: the same uint32
+// keys and network 8 dimensions at a time in the 16 Y registers (lane masks
+// as vectors, comparators reordered for fewer spills, each weight by a
+// scalar load: VGATHERDPS is slower on Zen 3). Keys that share their upper
+// bits but have equal values (duplicate feature rows: a third of cora_ml's
+// GDC neighbourhoods hold one) are already in the exact order, so only runs
+// whose values differ count as a collision (0.1% of a first layer's columns
+// on cora_ml's GDC rows, against 20% counting every shared prefix;
+// TestMedianKernelsAVX2Datasets), and those columns are recomputed one by
+// one with the portable selection: the DimMedian forward 6–7× faster than
+// the portable code on Zen 3. Rows of one entry pick it; rows above 64
+// entries, other builds and CPUs without AVX2 run the portable
 // quickselect (branch-free partition), the reference, which adds weights in
 // partition order — equal to the sorted-order sums when every subset sum is
 // exact in float64 (exactSums; true for every row of the normalised GDC
