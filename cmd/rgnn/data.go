@@ -14,9 +14,9 @@ import (
 func newDataCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "data",
-		Short: "Inspect, fetch and generate datasets (see the subcommands' examples)",
+		Short: "Inspect, fetch, generate and import datasets (see the subcommands' examples)",
 	}
-	c.AddCommand(newDataInfoCmd(), newDataFetchCmd(), newDataGenerateCmd())
+	c.AddCommand(newDataInfoCmd(), newDataFetchCmd(), newDataGenerateCmd(), newDataImportCmd())
 	return c
 }
 

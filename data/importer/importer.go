@@ -71,14 +71,8 @@ type Report struct {
 // Import reads the input o names, writes the dataset .npz o.Out and loads
 // it back as every command will (data.LoadFile), reporting both steps.
 func Import(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
-	if o.Out == "" {
-		return nil, errors.New("no output file: give --out FILE.npz")
-	}
-	if !strings.HasSuffix(o.Out, ".npz") {
-		return nil, fmt.Errorf("output %s: name it FILE.npz (a path ending in .npz is what --dataset reads as a file)", o.Out)
-	}
-	if o.Nodes != "" && o.Nodes != "lcc" && o.Nodes != "all" {
-		return nil, fmt.Errorf("--nodes %q: want lcc or all", o.Nodes)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	in, format, err := Read(ctx, o, progress)
 	if err != nil {
@@ -94,6 +88,24 @@ func Import(ctx context.Context, o Options, progress io.Writer) (*Report, error)
 	}
 	rep.Format = format
 	return rep, nil
+}
+
+// Validate checks the options that do not need the input files.
+func (o Options) Validate() error {
+	if o.Edges == "" {
+		return errors.New("no input: give --edges FILE (an edge list, a PyG .npz or an OGB folder)")
+	}
+	if o.Out == "" {
+		return errors.New("no output file: give --out FILE.npz")
+	}
+	if !strings.HasSuffix(o.Out, ".npz") {
+		return fmt.Errorf("--out %s: name it FILE.npz (a path ending in .npz is what --dataset reads as a file)", o.Out)
+	}
+	if o.Nodes != "" && o.Nodes != "lcc" && o.Nodes != "all" {
+		return fmt.Errorf("--nodes %q: want lcc or all", o.Nodes)
+	}
+	_, err := o.format()
+	return err
 }
 
 // Format infers the input format of o: ogb for a folder, pyg for an .npz
