@@ -369,18 +369,27 @@ func predictInto(pred Predictor, adj, feats *tensor.CSR, counts *Counts, n, numC
 // VoteFile is a smoothing run: votes, pre-votes and how they were drawn,
 // enough to recompute a certificate. Its npz form has the keys of the
 // reference's vote files, `votes` and `pre_votes` (int64 [n, C]), plus
-// float64 scalars `pf_plus_adj`, `pf_minus_adj`, `pf_plus_att`,
-// `pf_minus_att` and int64 scalars `n_samples`, `n_samples_pre`, `seed`.
+// the sampling parameters under sparse smoothing's names: float64 scalars
+// `pf_plus_adj`, `pf_minus_adj`, `pf_plus_att`, `pf_minus_att` and int64
+// scalars `n_samples`, `n_samples_pre`, `seed`. A file written with np.savez
+// may give any of them (`n_samples_pre_eval` for `n_samples_pre`, as sparse
+// smoothing's configuration names it; flip probabilities it omits are 0).
 type VoteFile struct {
 	Votes, PreVotes *Counts
-	// HasParams reports whether Sample, NumSamples, NumPreSamples and Seed
-	// are known (the reference's files have only the two arrays).
-	HasParams     bool
-	Sample        SampleParams
+	// HasParams reports whether the flip probabilities (Sample) are known
+	// (the reference's files have only the two arrays).
+	HasParams bool
+	Sample    SampleParams
+	// NumSamples and NumPreSamples are n₁ and n₀ (0: not recorded); Seed
+	// the sampling seed when HasSeed.
 	NumSamples    int
 	NumPreSamples int
+	HasSeed       bool
 	Seed          uint64
 }
+
+// probKeys are the flip probabilities' keys in a vote file.
+var probKeys = [4]string{"pf_plus_adj", "pf_minus_adj", "pf_plus_att", "pf_minus_att"}
 
 // SmoothOptions configure Smooth and SmoothMany.
 type SmoothOptions struct {
@@ -451,7 +460,7 @@ func SmoothMany(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions
 	files := make([]*VoteFile, len(votes))
 	for i := range files {
 		files[i] = &VoteFile{Votes: votes[i], PreVotes: pre[i], HasParams: true, Sample: s.Params(),
-			NumSamples: o.Samples, NumPreSamples: o.PreSamples, Seed: o.Seed}
+			NumSamples: o.Samples, NumPreSamples: o.PreSamples, HasSeed: true, Seed: o.Seed}
 	}
 	return files, nil
 }
@@ -465,14 +474,21 @@ func (f *VoteFile) Save(path string) error {
 		npz.I64("votes", []int{f.Votes.Nodes, f.Votes.Classes}, f.Votes.Data),
 		npz.I64("pre_votes", []int{f.PreVotes.Nodes, f.PreVotes.Classes}, f.PreVotes.Data),
 	}
+	sc := func(name string, v int64) npz.Entry { return npz.I64(name, []int{}, []int64{v}) }
 	if f.HasParams {
-		sc := func(name string, v float64) npz.Entry { return npz.F64(name, []int{}, []float64{v}) }
-		entries = append(entries,
-			sc("pf_plus_adj", f.Sample.PPlusAdj), sc("pf_minus_adj", f.Sample.PMinusAdj),
-			sc("pf_plus_att", f.Sample.PPlusAtt), sc("pf_minus_att", f.Sample.PMinusAtt),
-			npz.I64("n_samples", []int{}, []int64{int64(f.NumSamples)}),
-			npz.I64("n_samples_pre", []int{}, []int64{int64(f.NumPreSamples)}),
-			npz.I64("seed", []int{}, []int64{int64(f.Seed)}))
+		p := []float64{f.Sample.PPlusAdj, f.Sample.PMinusAdj, f.Sample.PPlusAtt, f.Sample.PMinusAtt}
+		for i, k := range probKeys {
+			entries = append(entries, npz.F64(k, []int{}, []float64{p[i]}))
+		}
+	}
+	if f.NumSamples > 0 {
+		entries = append(entries, sc("n_samples", int64(f.NumSamples)))
+	}
+	if f.NumPreSamples > 0 {
+		entries = append(entries, sc("n_samples_pre", int64(f.NumPreSamples)))
+	}
+	if f.HasSeed {
+		entries = append(entries, sc("seed", int64(f.Seed)))
 	}
 	return npz.WriteFile(path, entries...)
 }
@@ -494,48 +510,81 @@ func LoadVotes(path string) (*VoteFile, error) {
 		return nil, fmt.Errorf("load votes %s: votes are %d×%d but pre_votes %d×%d", path,
 			f.Votes.Nodes, f.Votes.Classes, f.PreVotes.Nodes, f.PreVotes.Classes)
 	}
-	if !a.Has("pf_plus_adj") {
-		return f, nil
-	}
-	f.HasParams = true
-	floats := []struct {
-		key string
-		dst *float64
-	}{{"pf_plus_adj", &f.Sample.PPlusAdj}, {"pf_minus_adj", &f.Sample.PMinusAdj},
-		{"pf_plus_att", &f.Sample.PPlusAtt}, {"pf_minus_att", &f.Sample.PMinusAtt}}
-	for _, e := range floats {
-		v, _, err := a.Float64(e.key)
+	probs := []*float64{&f.Sample.PPlusAdj, &f.Sample.PMinusAdj, &f.Sample.PPlusAtt, &f.Sample.PMinusAtt}
+	for i, k := range probKeys {
+		if !a.Has(k) {
+			continue
+		}
+		f.HasParams = true
+		v, _, err := a.Float64(k)
 		if err != nil {
 			return nil, fmt.Errorf("load votes: %w", err)
 		}
 		if len(v) != 1 || !(v[0] >= 0 && v[0] <= 1) {
-			return nil, fmt.Errorf("load votes %s: %s must be one probability, got %v", path, e.key, v)
+			return nil, fmt.Errorf("load votes %s: %s must be one probability, got %v", path, k, v)
 		}
-		*e.dst = v[0]
+		*probs[i] = v[0]
 	}
-	ints := []struct {
-		key string
-		dst *int64
-	}{{"n_samples", new(int64)}, {"n_samples_pre", new(int64)}, {"seed", new(int64)}}
-	for _, e := range ints {
-		if !a.Has(e.key) {
-			continue
+	scalar := func(keys ...string) (int64, bool, error) {
+		for _, k := range keys {
+			if !a.Has(k) {
+				continue
+			}
+			v, _, err := a.Int64(k)
+			if err != nil {
+				return 0, false, fmt.Errorf("load votes: %w", err)
+			}
+			if len(v) != 1 {
+				return 0, false, fmt.Errorf("load votes %s: %s must be a scalar", path, k)
+			}
+			return v[0], true, nil
 		}
-		v, _, err := a.Int64(e.key)
-		if err != nil {
-			return nil, fmt.Errorf("load votes: %w", err)
-		}
-		if len(v) != 1 {
-			return nil, fmt.Errorf("load votes %s: %s must be a scalar", path, e.key)
-		}
-		*e.dst = v[0]
+		return 0, false, nil
 	}
-	ns, np, seed := *ints[0].dst, *ints[1].dst, *ints[2].dst
+	ns, _, err := scalar("n_samples")
+	if err != nil {
+		return nil, err
+	}
+	np, _, err := scalar("n_samples_pre", "n_samples_pre_eval")
+	if err != nil {
+		return nil, err
+	}
+	seed, hasSeed, err := scalar("seed")
+	if err != nil {
+		return nil, err
+	}
 	if ns < 0 || np < 0 || ns > math.MaxInt32 || np > math.MaxInt32 {
 		return nil, fmt.Errorf("load votes %s: sample counts %d, %d", path, ns, np)
 	}
-	f.NumSamples, f.NumPreSamples, f.Seed = int(ns), int(np), uint64(seed)
+	f.NumSamples, f.NumPreSamples, f.HasSeed, f.Seed = int(ns), int(np), hasSeed, uint64(seed)
+	if err := f.checkTotals(); err != nil {
+		return nil, fmt.Errorf("load votes %s: %w", path, err)
+	}
 	return f, nil
+}
+
+// checkTotals checks that every node's votes sum to the recorded number of
+// samples (votes to n₁, pre-votes to n₀), where recorded.
+func (f *VoteFile) checkTotals() error {
+	for _, c := range []struct {
+		name   string
+		counts *Counts
+		want   int
+	}{{"votes", f.Votes, f.NumSamples}, {"pre_votes", f.PreVotes, f.NumPreSamples}} {
+		if c.want == 0 {
+			continue
+		}
+		for v := range c.counts.Nodes {
+			var sum int64
+			for _, x := range c.counts.Row(v) {
+				sum += x
+			}
+			if sum != int64(c.want) {
+				return fmt.Errorf("%s of node %d sum to %d, but the file records %d samples", c.name, v, sum, c.want)
+			}
+		}
+	}
+	return nil
 }
 
 func loadCounts(a *npz.Archive, key string) (*Counts, error) {

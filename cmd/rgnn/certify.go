@@ -20,7 +20,7 @@ type certifyReport struct {
 
 // certifyIO are the certify command's inputs and outputs besides the spec.
 type certifyIO struct {
-	Votes       string `param:"votes" help:"votes file (.npz with votes, pre_votes): certify these instead of sampling"`
+	Votes       string `param:"votes" help:"votes file (.npz with votes, pre_votes and optionally the sampling parameters, e.g. from np.savez): certify these instead of sampling"`
 	Weights     string `param:"weights" help:"weights of --model to sample votes from"`
 	Train       bool   `param:"train" help:"train --model first (reference protocol) instead of --weights"`
 	Workers     int    `param:"workers" help:"parallel samplers (default GOMAXPROCS; the votes do not depend on it)"`
@@ -43,10 +43,15 @@ deletions, over the grid of radii. Reports the accumulated certifications
 smoothed accuracy, the average certifiable radii, the ratio grid and the same
 per node-degree bin (degrees of the clean graph).
 
-With --votes the votes come from a file holding 'votes' and 'pre_votes' (int64
-[nodes, classes]) as in the reference's smoothing_votes/*.npz; files written by
-rgnn also record the flip probabilities, which then need not be given. Labels
-and the test split (20 train + 20 val per class, seeded by --split-seed) come
+With --votes the votes come from a file holding 'votes' and 'pre_votes' (integer
+[nodes, classes]) as in the reference's smoothing_votes/*.npz, or as np.savez
+writes them from any model, with the sampling parameters under sparse
+smoothing's names (pf_plus_adj, pf_minus_adj, pf_plus_att, pf_minus_att,
+n_samples, n_samples_pre, seed; any may be missing). Files written by rgnn
+record them all. Parameters the file records need not be given; given ones
+must agree with it (--p-add, --p-del, --p-add-att, --p-del-att, --samples,
+--pre-samples, --seed), else the votes are refused. Labels and the test split
+(the file's split, or 20 train + 20 val per class seeded by --split-seed) come
 from --dataset.
 
 Without --votes the votes are sampled: --model with --weights (or --train)
@@ -95,7 +100,8 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 		if err != nil {
 			return err
 		}
-		if err := spec.ProbsFromVotes(vf, c.Flags().Changed("p-add"), c.Flags().Changed("p-del")); err != nil {
+		given := func(param string) bool { return c.Flags().Changed(strings.TrimPrefix(flagOf(spec, param), "--")) }
+		if err := spec.ParamsFromVotes(vf, given); err != nil {
 			return specErr(spec, err)
 		}
 		if res, err = spec.FromVotes(p, vf, io.Votes, edges); err != nil {
