@@ -21,6 +21,15 @@ type Predictor interface {
 	Predict(adj, feats *tensor.CSR) ([]int32, error)
 }
 
+// BatchPredictor is a Predictor that classifies several sampled graphs in
+// one call (a model in another process, package bridge): VotesMany hands it
+// up to VoteOptions.Batch consecutive samples at a time. The counts are the
+// same as one sample at a time.
+type BatchPredictor interface {
+	Predictor
+	PredictBatch(adjs, feats []*tensor.CSR) ([][]int32, error)
+}
+
 // PredictorFunc adapts a function to Predictor.
 type PredictorFunc func(adj, feats *tensor.CSR) ([]int32, error)
 
@@ -61,6 +70,10 @@ type VoteOptions struct {
 	// error stops the run.
 	Checkpoint      func(parts []*Partial) error
 	CheckpointEvery int
+	// Batch is the number of consecutive samples a worker draws before
+	// classifying them (≤ 1: one at a time); BatchPredictors get them in
+	// one call. The counts do not depend on it.
+	Batch int
 }
 
 // Partial is a predictor's votes over the samples [0, Done) of a stream: a
@@ -255,28 +268,41 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 			preds[w], partial[w] = ps, counts
 		}
 		ps, counts := preds[w], partial[w]
+		batch := max(1, o.Batch)
+		adjs := make([]*tensor.CSR, 0, batch)
+		feats := make([]*tensor.CSR, 0, batch)
 		for {
-			i := int(next.Add(1) - 1)
-			if i >= hi || ctx.Err() != nil {
+			lo := int(next.Add(int64(batch)) - int64(batch))
+			if lo >= hi || ctx.Err() != nil {
 				return
 			}
-			adj, feats := s.SampleAt(o.Seed, o.Stream, i)
+			top := min(lo+batch, hi)
+			adjs, feats = adjs[:0], feats[:0]
+			for i := lo; i < top; i++ {
+				a, f := s.SampleAt(o.Seed, o.Stream, i)
+				adjs, feats = append(adjs, a), append(feats, f)
+			}
 			for m, pred := range ps {
-				if i < starts[m] {
-					continue // counted before (Resume)
+				first := max(lo, starts[m]) // samples before starts[m] were counted before (Resume)
+				if first >= top {
+					continue
 				}
-				if err := predictInto(pred, adj, feats, counts[m], n, numClasses); err != nil {
+				k := first - lo
+				i, err := classify(pred, adjs[k:], feats[k:], counts[m], n, numClasses)
+				if err != nil {
 					if len(ps) > 1 {
-						fail(fmt.Errorf("votes: %w", &PredictorError{Predictor: m, Sample: i, Err: err}))
+						fail(fmt.Errorf("votes: %w", &PredictorError{Predictor: m, Sample: first + i, Err: err}))
 					} else {
-						fail(fmt.Errorf("votes: sample %d: %w", i, err))
+						fail(fmt.Errorf("votes: sample %d: %w", first+i, err))
 					}
 					return
 				}
 			}
 			if o.Progress != nil {
 				progMu.Lock()
-				o.Progress(int(done.Add(1)), o.Samples)
+				for range top - lo {
+					o.Progress(int(done.Add(1)), o.Samples)
+				}
 				progMu.Unlock()
 			}
 		}
@@ -347,6 +373,33 @@ func (e *PredictorError) Error() string {
 
 func (e *PredictorError) Unwrap() error { return e.Err }
 
+// classify counts pred's votes on the sampled graphs adjs (features
+// feats): in one call for a BatchPredictor, else one by one. On error, i is
+// the graph that failed (0 for a batch).
+func classify(pred Predictor, adjs, feats []*tensor.CSR, counts *Counts, n, numClasses int) (i int, err error) {
+	if bp, ok := pred.(BatchPredictor); ok && len(adjs) > 1 {
+		ys, err := bp.PredictBatch(adjs, feats)
+		if err != nil {
+			return 0, err
+		}
+		if len(ys) != len(adjs) {
+			return 0, fmt.Errorf("%d predictions for a batch of %d graphs", len(ys), len(adjs))
+		}
+		for j, y := range ys {
+			if err := countInto(y, counts, n, numClasses); err != nil {
+				return j, err
+			}
+		}
+		return 0, nil
+	}
+	for j := range adjs {
+		if err := predictInto(pred, adjs[j], feats[j], counts, n, numClasses); err != nil {
+			return j, err
+		}
+	}
+	return 0, nil
+}
+
 // predictInto classifies one sampled graph with pred and adds its votes to
 // counts.
 func predictInto(pred Predictor, adj, feats *tensor.CSR, counts *Counts, n, numClasses int) error {
@@ -354,6 +407,11 @@ func predictInto(pred Predictor, adj, feats *tensor.CSR, counts *Counts, n, numC
 	if err != nil {
 		return err
 	}
+	return countInto(y, counts, n, numClasses)
+}
+
+// countInto adds one graph's predictions y to counts.
+func countInto(y []int32, counts *Counts, n, numClasses int) error {
 	if len(y) != n {
 		return fmt.Errorf("%d predictions for %d nodes", len(y), n)
 	}
@@ -410,6 +468,8 @@ type SmoothOptions struct {
 	Resume          []*Partial
 	Checkpoint      func(parts []*Partial) error
 	CheckpointEvery int
+	// Batch: see VoteOptions.
+	Batch int
 }
 
 // Smooth draws the pre-votes (n₀ samples, stream StreamPreVotes) and the
@@ -436,7 +496,7 @@ func SmoothMany(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions
 	if o.Samples <= 0 {
 		o.Samples = 10000
 	}
-	vo := VoteOptions{Seed: o.Seed, Workers: o.Workers, NewPredictors: o.NewPredictors}
+	vo := VoteOptions{Seed: o.Seed, Workers: o.Workers, NewPredictors: o.NewPredictors, Batch: o.Batch}
 	stage := func(name string) func(int, int) {
 		if o.Progress == nil {
 			return nil

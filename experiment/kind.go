@@ -183,10 +183,12 @@ func (r *Kinds) project(k *Kind, in map[string]any) (store.Params, error) {
 			continue
 		}
 		v := f.ParamValue()
-		if uses != nil && (f.Param == "temperature" && !uses.Temperature || f.Param == "normalization" && !uses.Normalization) {
+		unused := uses != nil && (f.Param == "temperature" && !uses.Temperature || f.Param == "normalization" && !uses.Normalization ||
+			f.Param == "external_cmd" && !uses.External)
+		if unused {
 			v = def[i].ParamValue()
 		}
-		if f.KeyOmitDefault && f.String() == def[i].String() {
+		if f.KeyOmitDefault && (unused || f.String() == def[i].String()) {
 			continue // a parameter added later: earlier keys stay valid
 		}
 		p[f.Param] = v

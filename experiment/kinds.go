@@ -23,6 +23,10 @@ func trainKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
+			defer res.Trained.Close()
+			if s.Model.External() { // fitted in its process: no weights to store
+				return &Output{Metrics: res.Metrics()}, nil
+			}
 			sha, err := env.Store.PutArtifact(res.Trained.Save)
 			if err != nil {
 				return nil, err
@@ -42,6 +46,7 @@ func evalKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
+			defer t.Close()
 			res, err := s.Run(ctx, p, t)
 			if err != nil {
 				return nil, err
@@ -174,6 +179,7 @@ func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer t.Close()
 	var out *Output
 	if s.Adaptive {
 		res, err := s.Run(ctx, p, []*task.Trained{t}, nil, env.attackHooks(s.AttackParams), nil)

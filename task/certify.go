@@ -1,14 +1,17 @@
 package task
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/rgnn/rgnn/bridge"
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
 )
 
@@ -131,6 +134,10 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 		}
 		preds := make([]certify.Predictor, len(trained))
 		for i, t := range trained {
+			if c := externalClient(t.Model); c != nil {
+				preds[i] = externalPredictor{ctx, c} // one process, shared by the workers
+				continue
+			}
 			spec := models[i]
 			c, err := newModel(spec, p, t.Seed, cache)
 			if err != nil {
@@ -143,10 +150,47 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 		}
 		return preds, nil
 	}
+	batch := 0 // Go models classify one sample at a time
+	for _, t := range trained {
+		if externalClient(t.Model) != nil {
+			batch = cmp.Or(s.ExternalBatch, DefaultExternalBatch)
+		}
+	}
 	return certify.SmoothMany(ctx, sampler, p.NumClasses, certify.SmoothOptions{
 		PreSamples: s.PreSamples, Samples: s.Samples, Seed: uint64(s.Seed), Workers: workers,
 		NewPredictors: newPredictors, Progress: h.Progress,
-		Resume: h.Resume, Checkpoint: h.Checkpoint, CheckpointEvery: h.CheckpointEvery})
+		Resume: h.Resume, Checkpoint: h.Checkpoint, CheckpointEvery: h.CheckpointEvery, Batch: batch})
+}
+
+// externalPredictor has an external model classify sampled graphs, a batch
+// per request (certify.BatchPredictor).
+type externalPredictor struct {
+	ctx context.Context
+	c   *bridge.Client
+}
+
+func (e externalPredictor) Predict(adj, feats *tensor.CSR) ([]int32, error) {
+	ys, err := e.PredictBatch([]*tensor.CSR{adj}, []*tensor.CSR{feats})
+	if err != nil {
+		return nil, err
+	}
+	return ys[0], nil
+}
+
+func (e externalPredictor) PredictBatch(adjs, feats []*tensor.CSR) ([][]int32, error) {
+	graphs := make([]bridge.Graph, len(adjs))
+	for i := range adjs {
+		graphs[i] = bridge.Graph{Adj: adjs[i], Features: feats[i]}
+	}
+	preds, err := e.c.Predict(e.ctx, graphs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]int32, len(preds))
+	for i, p := range preds {
+		out[i] = p.Classes
+	}
+	return out, nil
 }
 
 // prepSlots is how many results a preprocessing cache needs to hold one

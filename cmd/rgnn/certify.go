@@ -56,7 +56,9 @@ from --dataset.
 
 Without --votes the votes are sampled: --model with --weights (or --train)
 runs on --samples perturbed graphs (plus --pre-samples for the top classes),
-each with its full preprocessing; GDC models diffuse every sample with the
+each with its full preprocessing (--model external --external-cmd CMD: your
+own model's process predicts them, --external-batch graphs per request, with
+the same samples and seeds; docs/BRIDGE.md); GDC models diffuse every sample with the
 push approximation of PPR (--sample-ppr-eps) since every sample needs a fresh
 diffusion. --save-votes keeps them so the certificate can be recomputed. The
 same certificate is an experiment run of kind certify with the same
@@ -64,7 +66,9 @@ parameters (rgnn run), bit for bit.`,
 		Example: `  rgnn certify --votes cora_ml_Vanilla_GCN_s0_del.npz --p-add 0 --p-del 0.4 --dataset cora_ml --split-seed 0
   rgnn certify --votes V.npz --p-add 0.001 --p-del 0.4 --split-seed 1 --json --plot figs/
   rgnn certify --dataset cora_ml --model sm_gdc --temperature 0.5 --weights W.npz --binary-attr \
-      --p-add 0.001 --p-del 0.4 --samples 10000 --save-votes votes.npz --json`,
+      --p-add 0.001 --p-del 0.4 --samples 10000 --save-votes votes.npz --json
+  rgnn certify --dataset cora_ml --binary-attr --model external --external-cmd "python3 my_model.py" \
+      --p-del 0.4 --samples 10000 --save-votes votes.npz`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runCertify(c, &spec, &io) },
 	}
@@ -80,7 +84,11 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 		return specErr(io, err)
 	}
 	if io.Votes == "" {
-		if (io.Weights == "") == !io.Train {
+		if spec.Model.External() {
+			if io.Weights != "" {
+				return usagef("--weights: model %s keeps its weights in its own process", spec.Model.Model)
+			}
+		} else if (io.Weights == "") == !io.Train {
 			return usagef("give --votes, or --model with exactly one of --weights and --train")
 		}
 		if err := spec.Validate(); err != nil {
@@ -146,6 +154,7 @@ func sampleCertificate(c *cobra.Command, spec *task.Certify, io *certifyIO, p *t
 	if err != nil {
 		return nil, specErr(spec, err)
 	}
+	defer t.Close()
 	vf, err := spec.Sample(ctx, p, t, io.Workers, task.Hooks{Progress: newProgress(false)})
 	fmt.Fprint(progressWriter(), "\r\033[K")
 	if err != nil {

@@ -23,13 +23,14 @@ import rgnn_bridge  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--weights", help="an .npz with an integer array 'weight' [features, classes]")
-parser.add_argument("--fail-after", type=int, default=0, help="(tests) exit with an error after this many predictions")
+parser.add_argument("--crash-after", type=int, default=-1, help="(tests) exit with status 3 after this many predictions")
 args = parser.parse_args()
 
 W = None
 if args.weights:
     W = np.load(args.weights)["weight"].astype(np.float64)
 calls = 0
+cache = (None, None, None)  # (x, W, X·W): the feature transform of the last features
 
 
 def fit(edge_index, x, labels, train, val):
@@ -43,13 +44,17 @@ def fit(edge_index, x, labels, train, val):
 
 
 def predict(edge_index, x):
-    global calls
+    global calls, cache
     calls += 1
-    if args.fail_after and calls > args.fail_after:
+    if 0 <= args.crash_after < calls:
         sys.exit(3)
     if W is None:
         raise RuntimeError("no weights: give --weights or let rgnn fit the model")
-    h = x.astype(np.float64) @ W
+    if cache[0] is x and cache[1] is W:  # the same features (edge smoothing): X·W once
+        h = cache[2]
+    else:
+        h = x.astype(np.float64) @ W
+        cache = (x, W, h)
     out = h.copy()  # the self loop
     np.add.at(out, edge_index[1], h[edge_index[0]])
     return out
