@@ -60,7 +60,9 @@ func Load(ctx context.Context, name string, o Options) (*Graph, error) {
 		return nil, err
 	}
 	dir := at.dir
-	if info, err := Lookup(name); err == nil && info.OGB != nil {
+	if info, err := Lookup(name); err == nil && info.Aux {
+		return nil, fmt.Errorf("%s is not a graph (%s): fetch it with rgnn data fetch --dataset %s", name, info.Source, name)
+	} else if err == nil && info.OGB != nil {
 		o.Fetch.URL = downloadURL(info, o.Fetch)
 		g, err := loadOGB(ctx, info, dir, o)
 		return g, located(ogbMissing(ctx, info, dir, o.Fetch.URL, err), at, notLooked)

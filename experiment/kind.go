@@ -135,7 +135,7 @@ func (r *Kinds) Names() []string {
 }
 
 // DefaultKinds returns train, eval, certify, perturb, attack, targeted,
-// bias and messages.
+// bias, messages and unittest.
 func DefaultKinds() *Kinds {
 	r := NewKinds()
 	r.Add(trainKind())
@@ -146,6 +146,7 @@ func DefaultKinds() *Kinds {
 	r.Add(targetedKind())
 	r.Add(biasKind())
 	r.Add(messagesKind())
+	r.Add(unitTestKind())
 	return r
 }
 
