@@ -21,8 +21,9 @@ import (
 // is 0.
 const DefaultTimeout = 10 * time.Minute
 
-// maxReplyBytes bounds one array of a reply (8 GiB).
-const maxReplyBytes = 8 << 30
+// smallReply bounds an array of a reply that should have none (ready,
+// fitted, error).
+const smallReply = 1 << 20
 
 // Options configure Start.
 type Options struct {
@@ -103,7 +104,7 @@ func Start(ctx context.Context, command string, o Options) (*Client, error) {
 	h := Header{Type: "hello", Version: Version, Nodes: o.Nodes, Features: o.Features.Cols, Classes: o.Classes}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m, err := c.roundTrip(ctx, "hello", h, xi, xv)
+	m, err := c.roundTrip(ctx, "hello", smallReply, h, xi, xv)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,9 @@ func (c *Client) Predict(ctx context.Context, graphs []Graph) ([]Prediction, err
 	defer c.mu.Unlock()
 	c.nextID++
 	id := c.nextID
-	m, err := c.roundTrip(ctx, fmt.Sprintf("predict request %d", id), Header{Type: "predict", ID: id, Graphs: len(graphs)}, entries...)
+	// The reply holds at most B×N×C float64 logits.
+	limit := int64(len(graphs))*int64(c.opts.Nodes)*int64(c.opts.Classes)*8 + smallReply
+	m, err := c.roundTrip(ctx, fmt.Sprintf("predict request %d", id), limit, Header{Type: "predict", ID: id, Graphs: len(graphs)}, entries...)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +195,7 @@ func (c *Client) Fit(ctx context.Context, g Graph, labels []int32, train, val []
 	defer c.mu.Unlock()
 	c.nextID++
 	id := c.nextID
-	m, err := c.roundTrip(ctx, fmt.Sprintf("fit request %d", id), Header{Type: "fit", ID: id}, entries...)
+	m, err := c.roundTrip(ctx, fmt.Sprintf("fit request %d", id), smallReply, Header{Type: "fit", ID: id}, entries...)
 	if err != nil {
 		return err
 	}
@@ -202,10 +205,11 @@ func (c *Client) Fit(ctx context.Context, g Graph, labels []int32, train, val []
 	return nil
 }
 
-// roundTrip sends a message and reads the reply within the timeout (c.mu
-// held). A reply of type "error" is returned as an error, leaving the
-// session usable; any other failure breaks it.
-func (c *Client) roundTrip(ctx context.Context, what string, h Header, arrays ...npz.Entry) (*Message, error) {
+// roundTrip sends a message and reads the reply, each of its arrays at
+// most maxBytes, within the timeout (c.mu held). A reply of type "error" is
+// returned as an error, leaving the session usable; any other failure
+// breaks it.
+func (c *Client) roundTrip(ctx context.Context, what string, maxBytes int64, h Header, arrays ...npz.Entry) (*Message, error) {
 	if c.broken != nil {
 		return nil, c.broken
 	}
@@ -226,7 +230,7 @@ func (c *Client) roundTrip(ctx context.Context, what string, h Header, arrays ..
 	if err != nil {
 		return nil, c.fail(fmt.Errorf("sending the %s: %w", what, err))
 	}
-	m, err := ReadMessage(c.out, maxReplyBytes)
+	m, err := ReadMessage(c.out, maxBytes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, c.fail(fmt.Errorf("%s: %w", what, ctx.Err()))

@@ -68,7 +68,7 @@ func newDataFetchCmd() *cobra.Command {
 		Short: "Download a dataset into the data directory (sha256 verified; OGB datasets extracted)",
 		Example: `  rgnn data fetch --dataset cora_ml
   rgnn data fetch --dataset ogbn-arxiv --data-dir /shared/datasets
-  rgnn data fetch --dataset unit_test      # then: rgnn unittest <data dir>/unit_test.npz --model gcn`,
+  rgnn data fetch --dataset unit_test`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			name, _ := c.Flags().GetString("dataset")

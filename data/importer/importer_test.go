@@ -407,3 +407,54 @@ func TestImportPyGMalformed(t *testing.T) {
 }
 
 func nan() float64 { var z float64; return z / z }
+
+// TestImportArrayInputsMalformed: the .npy and sparse .npz readers name the
+// file and the entry of NaN features, entries outside the shape, negative
+// labels and split ids beyond the nodes.
+func TestImportArrayInputsMalformed(t *testing.T) {
+	dir := t.TempDir()
+	o := small(t, dir, nil)
+	p := func(f string) string { return filepath.Join(dir, f) }
+	write := func(name string, e npz.Entry) string {
+		path := p(name)
+		if err := os.WriteFile(path, e.Npy(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	sparse := func(name string, val []float32, ind []int32) string {
+		path := p(name)
+		if err := npz.WriteFile(path, npz.F32("data", []int{len(val)}, val), npz.I32("indices", []int{len(ind)}, ind),
+			npz.I64("indptr", []int{7}, []int64{0, 1, 2, 2, 2, 2, 2}), npz.I64("shape", []int{2}, []int64{6, 2})); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, c := range []struct {
+		name string
+		edit func(o *Options)
+		want string
+	}{
+		{"npy NaN feature", func(o *Options) {
+			o.Features = write("x.npy", npz.F32("x", []int{6, 2}, []float32{1, 0, 0, 1, 1, 1, 0, float32(nan()), 2, 0, 0, 3}))
+		}, "x.npy: row 3 (node 3), column 1: feature NaN is not finite"},
+		{"sparse NaN feature", func(o *Options) { o.Features = sparse("xs.npz", []float32{1, float32(nan())}, []int32{0, 1}) },
+			"xs.npz: entry 1 (row 1, column 1): feature NaN is not finite"},
+		{"sparse outside", func(o *Options) { o.Features = sparse("xs2.npz", []float32{1, 1}, []int32{0, 5}) },
+			"xs2.npz: entry 1 (row 1, column 5): outside the 6×2 shape"},
+		{"npy negative label", func(o *Options) { o.Labels = write("y.npy", npz.I64("y", []int{6}, []int64{0, 1, 0, -3, 0, 1})) },
+			"y.npy: entry 3 (node 3): label -3 out of range"},
+		{"npy split id beyond", func(o *Options) { o.Test = write("te.npy", npz.I64("te", []int{2}, []int64{4, 17})) },
+			"te.npy: entry 1: node id 17 is beyond the 6 nodes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			oo := o
+			c.edit(&oo)
+			_, err := Import(context.Background(), oo, nil)
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) || ie.Fix == "" {
+				t.Fatalf("err = %v, want %q with a fix", err, c.want)
+			}
+		})
+	}
+}
