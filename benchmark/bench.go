@@ -46,7 +46,7 @@ type architecture struct {
 func architectures() []architecture {
 	var out []architecture
 	for _, s := range model.Default(nil).Specs() {
-		if s.Row != "" {
+		if s.Row != "" || s.External { // an external model's epoch is not rgnn's to time
 			continue
 		}
 		a := architecture{name: s.Name}

@@ -21,6 +21,15 @@ type Predictor interface {
 	Predict(adj, feats *tensor.CSR) ([]int32, error)
 }
 
+// BatchPredictor is a Predictor that classifies several sampled graphs in
+// one call (a model in another process, package bridge): VotesMany hands it
+// up to VoteOptions.Batch consecutive samples at a time. The counts are the
+// same as one sample at a time.
+type BatchPredictor interface {
+	Predictor
+	PredictBatch(adjs, feats []*tensor.CSR) ([][]int32, error)
+}
+
 // PredictorFunc adapts a function to Predictor.
 type PredictorFunc func(adj, feats *tensor.CSR) ([]int32, error)
 
@@ -61,6 +70,10 @@ type VoteOptions struct {
 	// error stops the run.
 	Checkpoint      func(parts []*Partial) error
 	CheckpointEvery int
+	// Batch is the number of consecutive samples a worker draws before
+	// classifying them (≤ 1: one at a time); BatchPredictors get them in
+	// one call. The counts do not depend on it.
+	Batch int
 }
 
 // Partial is a predictor's votes over the samples [0, Done) of a stream: a
@@ -255,28 +268,41 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 			preds[w], partial[w] = ps, counts
 		}
 		ps, counts := preds[w], partial[w]
+		batch := max(1, o.Batch)
+		adjs := make([]*tensor.CSR, 0, batch)
+		feats := make([]*tensor.CSR, 0, batch)
 		for {
-			i := int(next.Add(1) - 1)
-			if i >= hi || ctx.Err() != nil {
+			lo := int(next.Add(int64(batch)) - int64(batch))
+			if lo >= hi || ctx.Err() != nil {
 				return
 			}
-			adj, feats := s.SampleAt(o.Seed, o.Stream, i)
+			top := min(lo+batch, hi)
+			adjs, feats = adjs[:0], feats[:0]
+			for i := lo; i < top; i++ {
+				a, f := s.SampleAt(o.Seed, o.Stream, i)
+				adjs, feats = append(adjs, a), append(feats, f)
+			}
 			for m, pred := range ps {
-				if i < starts[m] {
-					continue // counted before (Resume)
+				first := max(lo, starts[m]) // samples before starts[m] were counted before (Resume)
+				if first >= top {
+					continue
 				}
-				if err := predictInto(pred, adj, feats, counts[m], n, numClasses); err != nil {
+				k := first - lo
+				i, err := classify(pred, adjs[k:], feats[k:], counts[m], n, numClasses)
+				if err != nil {
 					if len(ps) > 1 {
-						fail(fmt.Errorf("votes: %w", &PredictorError{Predictor: m, Sample: i, Err: err}))
+						fail(fmt.Errorf("votes: %w", &PredictorError{Predictor: m, Sample: first + i, Err: err}))
 					} else {
-						fail(fmt.Errorf("votes: sample %d: %w", i, err))
+						fail(fmt.Errorf("votes: sample %d: %w", first+i, err))
 					}
 					return
 				}
 			}
 			if o.Progress != nil {
 				progMu.Lock()
-				o.Progress(int(done.Add(1)), o.Samples)
+				for range top - lo {
+					o.Progress(int(done.Add(1)), o.Samples)
+				}
 				progMu.Unlock()
 			}
 		}
@@ -347,6 +373,33 @@ func (e *PredictorError) Error() string {
 
 func (e *PredictorError) Unwrap() error { return e.Err }
 
+// classify counts pred's votes on the sampled graphs adjs (features
+// feats): in one call for a BatchPredictor, else one by one. On error, i is
+// the graph that failed (0 for a batch).
+func classify(pred Predictor, adjs, feats []*tensor.CSR, counts *Counts, n, numClasses int) (i int, err error) {
+	if bp, ok := pred.(BatchPredictor); ok && len(adjs) > 1 {
+		ys, err := bp.PredictBatch(adjs, feats)
+		if err != nil {
+			return 0, err
+		}
+		if len(ys) != len(adjs) {
+			return 0, fmt.Errorf("%d predictions for a batch of %d graphs", len(ys), len(adjs))
+		}
+		for j, y := range ys {
+			if err := countInto(y, counts, n, numClasses); err != nil {
+				return j, err
+			}
+		}
+		return 0, nil
+	}
+	for j := range adjs {
+		if err := predictInto(pred, adjs[j], feats[j], counts, n, numClasses); err != nil {
+			return j, err
+		}
+	}
+	return 0, nil
+}
+
 // predictInto classifies one sampled graph with pred and adds its votes to
 // counts.
 func predictInto(pred Predictor, adj, feats *tensor.CSR, counts *Counts, n, numClasses int) error {
@@ -354,6 +407,11 @@ func predictInto(pred Predictor, adj, feats *tensor.CSR, counts *Counts, n, numC
 	if err != nil {
 		return err
 	}
+	return countInto(y, counts, n, numClasses)
+}
+
+// countInto adds one graph's predictions y to counts.
+func countInto(y []int32, counts *Counts, n, numClasses int) error {
 	if len(y) != n {
 		return fmt.Errorf("%d predictions for %d nodes", len(y), n)
 	}
@@ -369,18 +427,27 @@ func predictInto(pred Predictor, adj, feats *tensor.CSR, counts *Counts, n, numC
 // VoteFile is a smoothing run: votes, pre-votes and how they were drawn,
 // enough to recompute a certificate. Its npz form has the keys of the
 // reference's vote files, `votes` and `pre_votes` (int64 [n, C]), plus
-// float64 scalars `pf_plus_adj`, `pf_minus_adj`, `pf_plus_att`,
-// `pf_minus_att` and int64 scalars `n_samples`, `n_samples_pre`, `seed`.
+// the sampling parameters under sparse smoothing's names: float64 scalars
+// `pf_plus_adj`, `pf_minus_adj`, `pf_plus_att`, `pf_minus_att` and int64
+// scalars `n_samples`, `n_samples_pre`, `seed`. A file written with np.savez
+// may give any of them (`n_samples_pre_eval` for `n_samples_pre`, as sparse
+// smoothing's configuration names it; flip probabilities it omits are 0).
 type VoteFile struct {
 	Votes, PreVotes *Counts
-	// HasParams reports whether Sample, NumSamples, NumPreSamples and Seed
-	// are known (the reference's files have only the two arrays).
-	HasParams     bool
-	Sample        SampleParams
+	// HasParams reports whether the flip probabilities (Sample) are known
+	// (the reference's files have only the two arrays).
+	HasParams bool
+	Sample    SampleParams
+	// NumSamples and NumPreSamples are n₁ and n₀ (0: not recorded); Seed
+	// the sampling seed when HasSeed.
 	NumSamples    int
 	NumPreSamples int
+	HasSeed       bool
 	Seed          uint64
 }
+
+// probKeys are the flip probabilities' keys in a vote file.
+var probKeys = [4]string{"pf_plus_adj", "pf_minus_adj", "pf_plus_att", "pf_minus_att"}
 
 // SmoothOptions configure Smooth and SmoothMany.
 type SmoothOptions struct {
@@ -401,6 +468,8 @@ type SmoothOptions struct {
 	Resume          []*Partial
 	Checkpoint      func(parts []*Partial) error
 	CheckpointEvery int
+	// Batch: see VoteOptions.
+	Batch int
 }
 
 // Smooth draws the pre-votes (n₀ samples, stream StreamPreVotes) and the
@@ -427,7 +496,7 @@ func SmoothMany(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions
 	if o.Samples <= 0 {
 		o.Samples = 10000
 	}
-	vo := VoteOptions{Seed: o.Seed, Workers: o.Workers, NewPredictors: o.NewPredictors}
+	vo := VoteOptions{Seed: o.Seed, Workers: o.Workers, NewPredictors: o.NewPredictors, Batch: o.Batch}
 	stage := func(name string) func(int, int) {
 		if o.Progress == nil {
 			return nil
@@ -451,7 +520,7 @@ func SmoothMany(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions
 	files := make([]*VoteFile, len(votes))
 	for i := range files {
 		files[i] = &VoteFile{Votes: votes[i], PreVotes: pre[i], HasParams: true, Sample: s.Params(),
-			NumSamples: o.Samples, NumPreSamples: o.PreSamples, Seed: o.Seed}
+			NumSamples: o.Samples, NumPreSamples: o.PreSamples, HasSeed: true, Seed: o.Seed}
 	}
 	return files, nil
 }
@@ -465,14 +534,21 @@ func (f *VoteFile) Save(path string) error {
 		npz.I64("votes", []int{f.Votes.Nodes, f.Votes.Classes}, f.Votes.Data),
 		npz.I64("pre_votes", []int{f.PreVotes.Nodes, f.PreVotes.Classes}, f.PreVotes.Data),
 	}
+	sc := func(name string, v int64) npz.Entry { return npz.I64(name, []int{}, []int64{v}) }
 	if f.HasParams {
-		sc := func(name string, v float64) npz.Entry { return npz.F64(name, []int{}, []float64{v}) }
-		entries = append(entries,
-			sc("pf_plus_adj", f.Sample.PPlusAdj), sc("pf_minus_adj", f.Sample.PMinusAdj),
-			sc("pf_plus_att", f.Sample.PPlusAtt), sc("pf_minus_att", f.Sample.PMinusAtt),
-			npz.I64("n_samples", []int{}, []int64{int64(f.NumSamples)}),
-			npz.I64("n_samples_pre", []int{}, []int64{int64(f.NumPreSamples)}),
-			npz.I64("seed", []int{}, []int64{int64(f.Seed)}))
+		p := []float64{f.Sample.PPlusAdj, f.Sample.PMinusAdj, f.Sample.PPlusAtt, f.Sample.PMinusAtt}
+		for i, k := range probKeys {
+			entries = append(entries, npz.F64(k, []int{}, []float64{p[i]}))
+		}
+	}
+	if f.NumSamples > 0 {
+		entries = append(entries, sc("n_samples", int64(f.NumSamples)))
+	}
+	if f.NumPreSamples > 0 {
+		entries = append(entries, sc("n_samples_pre", int64(f.NumPreSamples)))
+	}
+	if f.HasSeed {
+		entries = append(entries, sc("seed", int64(f.Seed)))
 	}
 	return npz.WriteFile(path, entries...)
 }
@@ -494,48 +570,81 @@ func LoadVotes(path string) (*VoteFile, error) {
 		return nil, fmt.Errorf("load votes %s: votes are %d×%d but pre_votes %d×%d", path,
 			f.Votes.Nodes, f.Votes.Classes, f.PreVotes.Nodes, f.PreVotes.Classes)
 	}
-	if !a.Has("pf_plus_adj") {
-		return f, nil
-	}
-	f.HasParams = true
-	floats := []struct {
-		key string
-		dst *float64
-	}{{"pf_plus_adj", &f.Sample.PPlusAdj}, {"pf_minus_adj", &f.Sample.PMinusAdj},
-		{"pf_plus_att", &f.Sample.PPlusAtt}, {"pf_minus_att", &f.Sample.PMinusAtt}}
-	for _, e := range floats {
-		v, _, err := a.Float64(e.key)
+	probs := []*float64{&f.Sample.PPlusAdj, &f.Sample.PMinusAdj, &f.Sample.PPlusAtt, &f.Sample.PMinusAtt}
+	for i, k := range probKeys {
+		if !a.Has(k) {
+			continue
+		}
+		f.HasParams = true
+		v, _, err := a.Float64(k)
 		if err != nil {
 			return nil, fmt.Errorf("load votes: %w", err)
 		}
 		if len(v) != 1 || !(v[0] >= 0 && v[0] <= 1) {
-			return nil, fmt.Errorf("load votes %s: %s must be one probability, got %v", path, e.key, v)
+			return nil, fmt.Errorf("load votes %s: %s must be one probability, got %v", path, k, v)
 		}
-		*e.dst = v[0]
+		*probs[i] = v[0]
 	}
-	ints := []struct {
-		key string
-		dst *int64
-	}{{"n_samples", new(int64)}, {"n_samples_pre", new(int64)}, {"seed", new(int64)}}
-	for _, e := range ints {
-		if !a.Has(e.key) {
-			continue
+	scalar := func(keys ...string) (int64, bool, error) {
+		for _, k := range keys {
+			if !a.Has(k) {
+				continue
+			}
+			v, _, err := a.Int64(k)
+			if err != nil {
+				return 0, false, fmt.Errorf("load votes: %w", err)
+			}
+			if len(v) != 1 {
+				return 0, false, fmt.Errorf("load votes %s: %s must be a scalar", path, k)
+			}
+			return v[0], true, nil
 		}
-		v, _, err := a.Int64(e.key)
-		if err != nil {
-			return nil, fmt.Errorf("load votes: %w", err)
-		}
-		if len(v) != 1 {
-			return nil, fmt.Errorf("load votes %s: %s must be a scalar", path, e.key)
-		}
-		*e.dst = v[0]
+		return 0, false, nil
 	}
-	ns, np, seed := *ints[0].dst, *ints[1].dst, *ints[2].dst
+	ns, _, err := scalar("n_samples")
+	if err != nil {
+		return nil, err
+	}
+	np, _, err := scalar("n_samples_pre", "n_samples_pre_eval")
+	if err != nil {
+		return nil, err
+	}
+	seed, hasSeed, err := scalar("seed")
+	if err != nil {
+		return nil, err
+	}
 	if ns < 0 || np < 0 || ns > math.MaxInt32 || np > math.MaxInt32 {
 		return nil, fmt.Errorf("load votes %s: sample counts %d, %d", path, ns, np)
 	}
-	f.NumSamples, f.NumPreSamples, f.Seed = int(ns), int(np), uint64(seed)
+	f.NumSamples, f.NumPreSamples, f.HasSeed, f.Seed = int(ns), int(np), hasSeed, uint64(seed)
+	if err := f.checkTotals(); err != nil {
+		return nil, fmt.Errorf("load votes %s: %w", path, err)
+	}
 	return f, nil
+}
+
+// checkTotals checks that every node's votes sum to the recorded number of
+// samples (votes to n₁, pre-votes to n₀), where recorded.
+func (f *VoteFile) checkTotals() error {
+	for _, c := range []struct {
+		name   string
+		counts *Counts
+		want   int
+	}{{"votes", f.Votes, f.NumSamples}, {"pre_votes", f.PreVotes, f.NumPreSamples}} {
+		if c.want == 0 {
+			continue
+		}
+		for v := range c.counts.Nodes {
+			var sum int64
+			for _, x := range c.counts.Row(v) {
+				sum += x
+			}
+			if sum != int64(c.want) {
+				return fmt.Errorf("%s of node %d sum to %d, but the file records %d samples", c.name, v, sum, c.want)
+			}
+		}
+	}
+	return nil
 }
 
 func loadCounts(a *npz.Archive, key string) (*Counts, error) {

@@ -182,8 +182,12 @@ func fetchRecorded(ctx context.Context, info Info, dir, path string, opts FetchO
 	return path, os.WriteFile(record, []byte(sum+"\n"), 0o644)
 }
 
-// checkShape loads path and compares it with info.Shape.
+// checkShape loads path and compares it with info.Shape (or has
+// info.Check judge it).
 func checkShape(info Info, path string) error {
+	if info.Check != nil {
+		return info.Check(path)
+	}
 	if info.Shape == nil {
 		return nil
 	}

@@ -60,7 +60,9 @@ func Load(ctx context.Context, name string, o Options) (*Graph, error) {
 		return nil, err
 	}
 	dir := at.dir
-	if info, err := Lookup(name); err == nil && info.OGB != nil {
+	if info, err := Lookup(name); err == nil && info.Aux {
+		return nil, fmt.Errorf("%s is not a graph (%s): fetch it with rgnn data fetch --dataset %s", name, info.Source, name)
+	} else if err == nil && info.OGB != nil {
 		o.Fetch.URL = downloadURL(info, o.Fetch)
 		g, err := loadOGB(ctx, info, dir, o)
 		return g, located(ogbMissing(ctx, info, dir, o.Fetch.URL, err), at, notLooked)
@@ -118,8 +120,14 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 		labels[i] = int32(y)
 		nc = max(nc, int(y)+1)
 	}
+	if err := checkFormatVersion(a); err != nil {
+		return nil, err
+	}
 	sym := standardize(adj)
-	keep := largestComponent(sym)
+	keep, err := keptNodes(a, sym)
+	if err != nil {
+		return nil, err
+	}
 	sub, subFeats := sym, feats
 	if len(keep) != n { // the whole graph is one component: nothing to restrict
 		sub, subFeats = subgraph(sym, keep), rows(feats, keep)
@@ -432,10 +440,14 @@ func IsPath(dataset string) bool {
 
 // LoadDataset loads a registered dataset by name (Load) or, when dataset
 // is a path (IsPath), an .npz in the cora_ml layout (LoadFileCached, named
-// by its file name without extension).
+// by its file name without extension) or an OGB node-property folder of any
+// name and size (LoadOGBFolder).
 func LoadDataset(ctx context.Context, dataset string, o Options) (*Graph, error) {
 	if !IsPath(dataset) {
 		return Load(ctx, dataset, o)
+	}
+	if IsOGBFolder(dataset) {
+		return LoadOGBFolder(ctx, dataset, "", o.BinaryAttr, o.Fetch.Progress)
 	}
 	g, err := LoadFileCached(dataset, o.BinaryAttr)
 	if err != nil {

@@ -249,7 +249,7 @@ func parseOGB(ctx context.Context, root string, info Info) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if nn != o.Nodes || ne != o.Edges {
+	if o.Nodes > 0 && (nn != o.Nodes || ne != o.Edges) { // a named dataset: OGB's published sizes
 		return nil, fmt.Errorf("%s: %d nodes and %d edges, but OGB publishes %d and %d for %s; delete the folder to download it again",
 			root, nn, ne, o.Nodes, o.Edges, info.Name)
 	}

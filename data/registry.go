@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/rgnn/rgnn/data/unittest"
 )
 
 // Info describes a dataset file.
@@ -26,6 +28,12 @@ type Info struct {
 	// PaperK is the top-k the paper uses for this dataset's Soft Medoid and
 	// GDC models (0: the default, 64).
 	PaperK int
+	// Aux marks a file that is not a graph (the robustness unit test):
+	// fetched like a dataset, never loaded as one. Names leaves it out.
+	Aux bool
+	// Check, for a file without a known SHA256, judges its contents before
+	// its first sha256 is recorded (as Shape does for a graph).
+	Check func(path string) error
 }
 
 // Shape is the size of a standardised dataset, as a paper's dataset table
@@ -65,6 +73,13 @@ var registry = map[string]Info{
 		URL:    "http://snap.stanford.edu/ogb/data/nodeproppred/arxiv.zip",
 		Source: "Open Graph Benchmark ogbn-arxiv (Hu et al., 2020)",
 		OGB:    &OGBInfo{Dir: "ogbn_arxiv", Split: "time", Nodes: 169_343, Edges: 1_166_243, Year: true}},
+	// The black-box robustness unit test of Mujkanovic et al. (NeurIPS
+	// 2022): its sha256 is not published; the first download must hold the
+	// published datasets, splits, scenarios and models (CheckPublished).
+	"unit_test": {Name: "unit_test", File: "unit_test.npz", Aux: true,
+		URL:    "https://github.com/LoadingByte/are-gnn-defenses-robust/raw/master/unit_test/unit_test.npz",
+		Source: "LoadingByte/are-gnn-defenses-robust unit_test/unit_test.npz (Mujkanovic et al., 2022)",
+		Check:  checkUnitTest},
 	"ogbn-products": {Name: "ogbn-products", File: "products.zip",
 		URL:    "http://snap.stanford.edu/ogb/data/nodeproppred/products.zip",
 		Source: "Open Graph Benchmark ogbn-products (Hu et al., 2020)",
@@ -80,14 +95,36 @@ func Lookup(name string) (Info, error) {
 	return info, nil
 }
 
-// Names lists the registered datasets.
+// Names lists the registered datasets (graphs).
 func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n, info := range registry {
+		if !info.Aux {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// FetchNames lists everything `rgnn data fetch` downloads: the datasets
+// and the auxiliary files (the robustness unit test).
+func FetchNames() []string {
 	names := make([]string, 0, len(registry))
 	for n := range registry {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
+}
+
+// checkUnitTest checks a downloaded robustness unit test.
+func checkUnitTest(path string) error {
+	f, err := unittest.Open(path)
+	if err != nil {
+		return err
+	}
+	return f.CheckPublished()
 }
 
 // ResolveDir returns the data directory: flag if set, else $RGNN_DATA_DIR,

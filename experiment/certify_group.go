@@ -257,6 +257,11 @@ func certifyOutputs(ctx context.Context, env *Env, specs []task.Certify, what st
 	clean := make([]any, len(specs))
 	p0 := specs[0]
 	var pr *data.Problem
+	defer func() {
+		for _, t := range trained {
+			t.Close() // an external model's process
+		}
+	}()
 	for i, s := range specs {
 		t, p, tr, err := env.Trained(ctx, s.Train)
 		if err != nil {

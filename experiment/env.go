@@ -130,6 +130,25 @@ func ParamsOf(spec any) store.Params {
 // now (and recorded) if there is none. Concurrent calls for the same
 // parameters train once. It also returns the problem and the train result.
 func (e *Env) Trained(ctx context.Context, s task.Train) (*task.Trained, *data.Problem, store.Result, error) {
+	if s.Model.External() {
+		// Its weights live in its process: started here (and fitted on the
+		// run's problem if it fits itself), no train run read. The caller
+		// closes it.
+		p, err := e.Problem(ctx, s.Data, s.Seed)
+		if err != nil {
+			return nil, nil, store.Result{}, err
+		}
+		t, err := s.LoadOrTrain(ctx, p, "", task.Hooks{})
+		if err != nil {
+			return nil, nil, store.Result{}, err
+		}
+		acc, err := task.Accuracy(t, p)
+		if err != nil {
+			t.Close()
+			return nil, nil, store.Result{}, err
+		}
+		return t, p, store.Result{Metrics: map[string]any{"test_accuracy": acc}}, nil
+	}
 	res, err := e.Require(ctx, "train", ParamsOf(&s))
 	if err != nil {
 		return nil, nil, store.Result{}, err

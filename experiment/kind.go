@@ -135,7 +135,7 @@ func (r *Kinds) Names() []string {
 }
 
 // DefaultKinds returns train, eval, certify, perturb, attack, targeted,
-// bias and messages.
+// bias, messages and unittest.
 func DefaultKinds() *Kinds {
 	r := NewKinds()
 	r.Add(trainKind())
@@ -146,6 +146,7 @@ func DefaultKinds() *Kinds {
 	r.Add(targetedKind())
 	r.Add(biasKind())
 	r.Add(messagesKind())
+	r.Add(unitTestKind())
 	return r
 }
 
@@ -183,10 +184,12 @@ func (r *Kinds) project(k *Kind, in map[string]any) (store.Params, error) {
 			continue
 		}
 		v := f.ParamValue()
-		if uses != nil && (f.Param == "temperature" && !uses.Temperature || f.Param == "normalization" && !uses.Normalization) {
+		unused := uses != nil && (f.Param == "temperature" && !uses.Temperature || f.Param == "normalization" && !uses.Normalization ||
+			f.Param == "external_cmd" && !uses.External)
+		if unused {
 			v = def[i].ParamValue()
 		}
-		if f.KeyOmitDefault && f.String() == def[i].String() {
+		if f.KeyOmitDefault && (unused || f.String() == def[i].String()) {
 			continue // a parameter added later: earlier keys stay valid
 		}
 		p[f.Param] = v

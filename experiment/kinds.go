@@ -6,6 +6,7 @@ import (
 
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/data/unittest"
 	"github.com/rgnn/rgnn/task"
 )
 
@@ -22,6 +23,10 @@ func trainKind() *Kind {
 			res, err := s.Run(ctx, p, task.Hooks{})
 			if err != nil {
 				return nil, err
+			}
+			defer res.Trained.Close()
+			if s.Model.External() { // fitted in its process: no weights to store
+				return &Output{Metrics: res.Metrics()}, nil
 			}
 			sha, err := env.Store.PutArtifact(res.Trained.Save)
 			if err != nil {
@@ -42,6 +47,7 @@ func evalKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
+			defer t.Close()
 			res, err := s.Run(ctx, p, t)
 			if err != nil {
 				return nil, err
@@ -174,6 +180,7 @@ func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer t.Close()
 	var out *Output
 	if s.Adaptive {
 		res, err := s.Run(ctx, p, []*task.Trained{t}, nil, env.attackHooks(s.AttackParams), nil)
@@ -242,4 +249,24 @@ func budgetOutput(env *Env, res *task.GlobalResult) (*Output, error) {
 		"attack_seconds": b.Seconds, "mode": res.Mode,
 		"surrogate_clean_acc": res.AttackedClean, "surrogate_perturbed_acc": b.AttackedAccuracy},
 		Artifacts: map[string]string{"perturbed_graph": sha}}, nil
+}
+
+// unitTestKind evaluates a model on the black-box robustness unit test
+// (task.UnitTest): its file is the parameter unit_test. Metrics: rows
+// (dataset, split, source_model, budget, flips, accuracy, clean_accuracy),
+// summary (the same over the splits, mean and s.e.), min_accuracy,
+// scenario.
+func unitTestKind() *Kind {
+	return specKind("unittest", "evaluate a model on the black-box robustness unit test (Mujkanovic et al. 2022)", nil,
+		task.UnitTest{}.Defaults, func(ctx context.Context, env *Env, s task.UnitTest) (*Output, error) {
+			f, err := unittest.Open(s.File)
+			if err != nil {
+				return nil, err
+			}
+			res, err := s.Run(ctx, f, task.Hooks{})
+			if err != nil {
+				return nil, err
+			}
+			return &Output{Metrics: res.Metrics()}, nil
+		})
 }

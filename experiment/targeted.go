@@ -26,11 +26,13 @@ func runTargeted(ctx context.Context, env *Env, s task.Targeted) (*Output, error
 	if err != nil {
 		return nil, err
 	}
+	defer t.Close()
 	var chooser *task.Trained
 	if !s.OwnTargets() {
 		if chooser, _, _, err = env.Trained(ctx, s.Chooser()); err != nil {
 			return nil, err
 		}
+		defer chooser.Close()
 	}
 	res, err := s.Run(ctx, p, t, chooser, env.attackHooks(s.AttackParams))
 	if err != nil {
@@ -87,6 +89,7 @@ func messagesKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
+			defer t.Close()
 			f, err := s.Run(ctx, p, t)
 			if err != nil {
 				return nil, err

@@ -132,6 +132,12 @@ type Spec struct {
 	// MiniBatch: the model implements Batched and can train in mini-batches
 	// of target nodes (train.Config.BatchSize).
 	MiniBatch bool
+	// External: the model runs outside rgnn, in a process rgnn talks to
+	// (package bridge), and implements Outside. It has no parameters here:
+	// rgnn neither trains it (the process may fit itself), nor saves or
+	// loads its weights, nor differentiates it (attacks on it transfer from
+	// a surrogate). Its New fails: front ends start it (package task).
+	External bool
 }
 
 // Uses lists the Options a model reads.
@@ -140,6 +146,17 @@ type Uses struct {
 	K             bool // the top-k of a robust aggregation or of GDC
 	Normalization bool // the Soft Medoid's normalisation variant
 	Diffusion     bool // GDC preprocessing: Alpha, K and PPREps
+	External      bool // the command of an external model (task.Model.ExternalCmd)
+}
+
+// Outside is a model whose logits come from outside rgnn's tape (an
+// external process, package bridge). Evaluation calls Logits, which can
+// fail (the process crashed, timed out or answered nonsense); its Forward
+// returns NaN logits after a failure, so a caller that does not know
+// Outside fails the finiteness check instead of using them.
+type Outside interface {
+	Model
+	Logits(adj, x *tensor.CSR) (*tensor.Dense, error)
 }
 
 // Specs lists every registered model in table order.
@@ -210,7 +227,7 @@ func (r *Registry) New(name string, nFeat, nClass int, o Options) (Model, error)
 // building one is an error).
 func Default(f AggregatorFactory) *Registry {
 	r := &Registry{}
-	specs := slices.Concat(builtins(), robustSpecs(f), pprgoSpecs(f))
+	specs := slices.Concat(builtins(), robustSpecs(f), pprgoSpecs(f), externalSpecs())
 	for _, s := range specs {
 		if err := r.Register(s); err != nil {
 			panic(err) // programmer error: duplicate built-in name

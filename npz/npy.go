@@ -122,7 +122,7 @@ func parseNpy(name string, b []byte) (*Array, error) {
 	}
 	need := count * size
 	if len(data) < need {
-		return nil, fmt.Errorf("truncated data: shape %v of %s needs %d bytes, %d present", shape, descr, need, len(data))
+		return nil, &shortData{descr: descr, shape: shape, count: count, size: size, have: len(data)}
 	}
 	data = data[:need]
 	if order == '>' && size > 1 {

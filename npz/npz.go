@@ -55,23 +55,26 @@ func Read(r io.ReaderAt, size int64, name string) (*Archive, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: entry %s: %w", name, f.Name, err)
 		}
-		// Read exactly the declared size into one buffer, then to the end:
-		// the zip reader verifies the size and CRC there.
-		b := make([]byte, f.UncompressedSize64)
-		_, err = io.ReadFull(rc, b)
-		if err == nil {
-			var extra [1]byte
-			if k, rerr := rc.Read(extra[:]); k > 0 {
-				err = errors.New("entry longer than declared")
-			} else if rerr != io.EOF {
-				err = rerr
-			}
+		// Read the declared size, then to the end: the zip reader verifies
+		// the size and CRC there. The buffer starts at what the entry's
+		// compressed bytes can hold (stored: themselves; deflate: at most
+		// 1032 times as much), so a damaged size field does not allocate
+		// gigabytes that no data follows.
+		b := bytes.NewBuffer(make([]byte, 0, min(f.UncompressedSize64, entryBound(f, size))+bytes.MinRead))
+		var k int64
+		k, err = io.Copy(b, io.LimitReader(rc, int64(f.UncompressedSize64)+1))
+		switch {
+		case err != nil:
+		case k > int64(f.UncompressedSize64):
+			err = errors.New("entry longer than declared")
+		case k < int64(f.UncompressedSize64):
+			err = io.ErrUnexpectedEOF
 		}
 		rc.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: entry %s: %w", name, f.Name, err)
 		}
-		arr, err := parseNpy(key, b)
+		arr, err := parseNpy(key, b.Bytes())
 		if errors.Is(err, errSkip) {
 			a.skipped = append(a.skipped, key)
 			continue
@@ -82,6 +85,17 @@ func Read(r io.ReaderAt, size int64, name string) (*Archive, error) {
 		a.arrays[key] = arr
 	}
 	return a, nil
+}
+
+// entryBound bounds the decompressed size of a zip entry by its compressed
+// bytes (within an archive of size bytes): a stored entry is its compressed
+// bytes, deflate expands at most 1032-fold.
+func entryBound(f *zip.File, size int64) uint64 {
+	c := min(f.CompressedSize64, uint64(max(size, 0)))
+	if f.Method == zip.Store {
+		return c
+	}
+	return c*1032 + 1<<16
 }
 
 // Keys lists the decoded arrays in sorted order.

@@ -101,6 +101,12 @@ func (s Attack) Run(ctx context.Context, p *data.Problem, victims []*Trained, su
 	if s.Adaptive && len(victims) == 0 {
 		return nil, bad("adaptive", true, "needs a victim to attack")
 	}
+	for i, v := range victims {
+		if s.Adaptive && v.Spec.External() && (i == 0 || s.Targeted()) {
+			return nil, bad("adaptive", true, "victim %s runs outside rgnn and cannot be differentiated: attack it by transfer "+
+				"from the surrogate (drop --adaptive)", v.Name())
+		}
+	}
 	sm := surrogateModel(surrogate)
 	o := attack.Options{Variant: s.Variant, DegreeTest: s.DegreeTest, Refine: s.Refine, LRFactor: s.LRFactor,
 		Perturb: s.Perturb, Influencers: s.Influencers, EnginePPREps: s.EnginePPREps}
@@ -134,6 +140,12 @@ func surrogateModel(t *Trained) model.Model {
 // adjacency with the protocol of s (poisoning attacks).
 func (s Attack) retrainer(p *data.Problem, v *Trained, h Hooks) func(context.Context, *tensor.CSR) (model.Model, error) {
 	return func(ctx context.Context, adj *tensor.CSR) (model.Model, error) {
+		if v.Spec.External() { // the process refits itself on the perturbed graph
+			if err := fitExternal(ctx, v, p.WithAdj(adj)); err != nil {
+				return nil, fmt.Errorf("victim %s: %w", v.Name(), err)
+			}
+			return v.Model, nil
+		}
 		t, err := NewModel(v.Spec, p, v.Seed)
 		if err != nil {
 			return nil, err
@@ -204,7 +216,8 @@ func (s Attack) runTargeted(ctx context.Context, p *data.Problem, victims []*Tra
 
 // Victims builds the named victims with the model parameters of s: with
 // the weights in weights[i] when given and not empty, else trained here on
-// p's clean graph with the protocol of s.
+// p's clean graph with the protocol of s. An external victim is started
+// (and fits itself if it can); close the victims with Trained.Close.
 func (s Attack) Victims(ctx context.Context, p *data.Problem, names, weights []string, h Hooks) ([]*Trained, error) {
 	if len(weights) > len(names) {
 		return nil, bad("weights", strings.Join(weights, ","), "%d weights for %d victims", len(weights), len(names))
@@ -222,9 +235,18 @@ func (s Attack) Victims(ctx context.Context, p *data.Problem, names, weights []s
 		}
 		var t *Trained
 		var err error
-		if i < len(weights) && weights[i] != "" {
+		switch {
+		case m.External():
+			if i < len(weights) && weights[i] != "" {
+				err = bad("weights", weights[i], "victim %s keeps its weights in its own process: give none for it", name)
+			} else if t, err = m.startExternal(ctx, p, s.Seed); err == nil && s.Poisoning() && !externalClient(t.Model).CanFit() {
+				t.Close()
+				err = bad("victim", name, "%s is a poisoning attack, which retrains every victim on the perturbed graphs, but "+
+					"the external model does not fit itself (no \"fit\": true in its ready message)", s.Attack)
+			}
+		case i < len(weights) && weights[i] != "":
 			t, err = Load(m, p, s.Seed, weights[i])
-		} else {
+		default:
 			tr := s.Train
 			tr.Model = m
 			t, err = NewModel(m, p, s.Seed)
@@ -236,6 +258,9 @@ func (s Attack) Victims(ctx context.Context, p *data.Problem, names, weights []s
 			}
 		}
 		if err != nil {
+			for _, o := range out {
+				o.Close()
+			}
 			return nil, err
 		}
 		out = append(out, t)

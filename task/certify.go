@@ -1,13 +1,17 @@
 package task
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
+	"github.com/rgnn/rgnn/bridge"
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
 	"github.com/rgnn/rgnn/train"
 )
 
@@ -130,6 +134,10 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 		}
 		preds := make([]certify.Predictor, len(trained))
 		for i, t := range trained {
+			if c := externalClient(t.Model); c != nil {
+				preds[i] = externalPredictor{ctx, c} // one process, shared by the workers
+				continue
+			}
 			spec := models[i]
 			c, err := newModel(spec, p, t.Seed, cache)
 			if err != nil {
@@ -142,10 +150,47 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 		}
 		return preds, nil
 	}
+	batch := 0 // Go models classify one sample at a time
+	for _, t := range trained {
+		if externalClient(t.Model) != nil {
+			batch = cmp.Or(s.ExternalBatch, DefaultExternalBatch)
+		}
+	}
 	return certify.SmoothMany(ctx, sampler, p.NumClasses, certify.SmoothOptions{
 		PreSamples: s.PreSamples, Samples: s.Samples, Seed: uint64(s.Seed), Workers: workers,
 		NewPredictors: newPredictors, Progress: h.Progress,
-		Resume: h.Resume, Checkpoint: h.Checkpoint, CheckpointEvery: h.CheckpointEvery})
+		Resume: h.Resume, Checkpoint: h.Checkpoint, CheckpointEvery: h.CheckpointEvery, Batch: batch})
+}
+
+// externalPredictor has an external model classify sampled graphs, a batch
+// per request (certify.BatchPredictor).
+type externalPredictor struct {
+	ctx context.Context
+	c   *bridge.Client
+}
+
+func (e externalPredictor) Predict(adj, feats *tensor.CSR) ([]int32, error) {
+	ys, err := e.PredictBatch([]*tensor.CSR{adj}, []*tensor.CSR{feats})
+	if err != nil {
+		return nil, err
+	}
+	return ys[0], nil
+}
+
+func (e externalPredictor) PredictBatch(adjs, feats []*tensor.CSR) ([][]int32, error) {
+	graphs := make([]bridge.Graph, len(adjs))
+	for i := range adjs {
+		graphs[i] = bridge.Graph{Adj: adjs[i], Features: feats[i]}
+	}
+	preds, err := e.c.Predict(e.ctx, graphs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]int32, len(preds))
+	for i, p := range preds {
+		out[i] = p.Classes
+	}
+	return out, nil
 }
 
 // prepSlots is how many results a preprocessing cache needs to hold one
@@ -273,38 +318,78 @@ func ParseDegreeEdges(s string) ([]int, error) {
 	return edges, nil
 }
 
-// ProbsFromVotes takes PAdd and PDel from the votes file when it records
-// them; values given explicitly (givenAdd, givenDel) must then agree. A file
-// without them (the reference's) needs both given.
-func (s *Certify) ProbsFromVotes(vf *certify.VoteFile, givenAdd, givenDel bool) error {
+// ParamsFromVotes takes the sampling parameters of s from the votes file
+// where it records them: the flip probabilities (p_add, p_del, or
+// p_add_att, p_del_att), samples, pre_samples and seed. A parameter given
+// explicitly (given(param) reports it) must agree with the file: votes
+// drawn otherwise than the flags say are refused, naming both. A file
+// without flip probabilities (the reference's) needs them given; given
+// sample counts are then checked against the votes' totals.
+func (s *Certify) ParamsFromVotes(vf *certify.VoteFile, given func(param string) bool) error {
+	if err := s.probsFromVotes(vf, given); err != nil {
+		return err
+	}
+	total := func(c *certify.Counts) int64 {
+		var t int64
+		for _, x := range c.Row(0) {
+			t += x
+		}
+		return t
+	}
+	for _, c := range []struct {
+		param    string
+		flag     *int
+		recorded int
+		counts   *certify.Counts
+	}{{"samples", &s.Samples, vf.NumSamples, vf.Votes}, {"pre_samples", &s.PreSamples, vf.NumPreSamples, vf.PreVotes}} {
+		switch {
+		case c.recorded > 0 && given(c.param) && *c.flag != c.recorded:
+			return bad(c.param, *c.flag, "disagrees with the votes file (%d samples)", c.recorded)
+		case c.recorded > 0:
+			*c.flag = c.recorded
+		case given(c.param) && total(c.counts) != int64(*c.flag):
+			return bad(c.param, *c.flag, "disagrees with the votes file (node 0's votes sum to %d)", total(c.counts))
+		}
+	}
+	if vf.HasSeed {
+		if given("seed") && uint64(s.Seed) != vf.Seed {
+			return bad("seed", s.Seed, "disagrees with the votes file (sampled with seed %d)", vf.Seed)
+		}
+		if vf.Seed <= math.MaxUint32 {
+			s.Seed = int(vf.Seed)
+		}
+	}
+	return nil
+}
+
+// probsFromVotes is ParamsFromVotes for the flip probabilities.
+func (s *Certify) probsFromVotes(vf *certify.VoteFile, given func(param string) bool) error {
 	if !vf.HasParams {
-		if !givenAdd {
-			return bad("p_add", nil, "the votes file does not record its flip probabilities: give p_add and p_del")
+		if given("p_add_att") || given("p_del_att") {
+			return nil // attribute certificate; validNoise checks the rest
 		}
-		if !givenDel {
-			return bad("p_del", nil, "the votes file does not record its flip probabilities: give p_add and p_del")
+		if !given("p_add") {
+			return bad("p_add", nil, "the votes file does not record its flip probabilities: give p_add and p_del (or p_add_att and p_del_att)")
+		}
+		if !given("p_del") {
+			return bad("p_del", nil, "the votes file does not record its flip probabilities: give p_add and p_del (or p_add_att and p_del_att)")
 		}
 		return nil
 	}
-	if vf.Sample.PPlusAtt != 0 || vf.Sample.PMinusAtt != 0 {
-		if vf.Sample.PPlusAdj != 0 || vf.Sample.PMinusAdj != 0 {
-			return fmt.Errorf("the votes were sampled with structure and attribute noise (p₊=%g, p₋=%g, p₊ᵃᵗᵗ=%g, "+
-				"p₋ᵃᵗᵗ=%g); joint structure/attribute certificates are not supported",
-				vf.Sample.PPlusAdj, vf.Sample.PMinusAdj, vf.Sample.PPlusAtt, vf.Sample.PMinusAtt)
+	f := vf.Sample
+	sampled := fmt.Sprintf("sampled with p₊=%g, p₋=%g, p₊ᵃᵗᵗ=%g, p₋ᵃᵗᵗ=%g", f.PPlusAdj, f.PMinusAdj, f.PPlusAtt, f.PMinusAtt)
+	if (f.PPlusAtt != 0 || f.PMinusAtt != 0) && (f.PPlusAdj != 0 || f.PMinusAdj != 0) {
+		return fmt.Errorf("the votes were %s; joint structure/attribute certificates are not supported", sampled)
+	}
+	for _, c := range []struct {
+		param string
+		flag  *float64
+		file  float64
+	}{{"p_add", &s.PAdd, f.PPlusAdj}, {"p_del", &s.PDel, f.PMinusAdj}, {"p_add_att", &s.PAddAtt, f.PPlusAtt}, {"p_del_att", &s.PDelAtt, f.PMinusAtt}} {
+		if given(c.param) && *c.flag != c.file {
+			return bad(c.param, *c.flag, "disagrees with the votes file (%s)", sampled)
 		}
-		if givenAdd || givenDel {
-			return bad("p_add", s.PAdd, "the votes were sampled with attribute noise (p₊ᵃᵗᵗ=%g, p₋ᵃᵗᵗ=%g), not structure noise",
-				vf.Sample.PPlusAtt, vf.Sample.PMinusAtt)
-		}
-		s.PAdd, s.PDel, s.PAddAtt, s.PDelAtt = 0, 0, vf.Sample.PPlusAtt, vf.Sample.PMinusAtt
-		return nil
+		*c.flag = c.file
 	}
-	if givenAdd && s.PAdd != vf.Sample.PPlusAdj {
-		return bad("p_add", s.PAdd, "disagrees with the votes file (sampled with p₊=%g, p₋=%g)", vf.Sample.PPlusAdj, vf.Sample.PMinusAdj)
-	}
-	if givenDel && s.PDel != vf.Sample.PMinusAdj {
-		return bad("p_del", s.PDel, "disagrees with the votes file (sampled with p₊=%g, p₋=%g)", vf.Sample.PPlusAdj, vf.Sample.PMinusAdj)
-	}
-	s.PAdd, s.PDel = vf.Sample.PPlusAdj, vf.Sample.PMinusAdj
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rgnn/rgnn/attack"
+	"github.com/rgnn/rgnn/bridge"
 	"github.com/rgnn/rgnn/model"
 )
 
@@ -36,6 +37,12 @@ type Model struct {
 	// PPREps selects GDC's PPR: 0 exact, > 0 the push approximation with
 	// this error.
 	PPREps float64 `param:"ppr_eps" help:"GDC: 0 = exact PPR, > 0 = push approximation with this error"`
+	// ExternalCmd is the command of the external model (package bridge):
+	// the process rgnn runs and talks to. Part of the model's identity.
+	ExternalCmd string `param:"external_cmd" key:"omitdefault" help:"--model external: the command that runs your model, split like a shell (e.g. \"python3 my_model.py --checkpoint m.pt\"; protocol: docs/BRIDGE.md)"`
+	// ExternalTimeout bounds the external model's start-up and each of its
+	// requests, in seconds (0: bridge.DefaultTimeout).
+	ExternalTimeout float64 `param:"external_timeout" cli:"only" help:"--model external: seconds to wait for the model's start-up and for each reply (0: 600)"`
 }
 
 // Fit is the training protocol (the reference's: Adam, early stopping on
@@ -131,7 +138,15 @@ type Certify struct {
 	// graphs (every sample needs a fresh diffusion).
 	SamplePPREps float64 `param:"sample_ppr_eps" help:"GDC models: push-PPR error on the sampled graphs (with attribute smoothing the graph is not sampled: the model's own PPR)"`
 	DegreeBins   int     `param:"degree_bins" help:"number of equal-frequency degree bins"`
+	// ExternalBatch is the number of sampled graphs sent to an external
+	// model per request (0: DefaultExternalBatch); the votes do not depend
+	// on it.
+	ExternalBatch int `param:"external_batch" cli:"only" help:"--model external: sampled graphs per request to the model (0: 32; the votes do not depend on it)"`
 }
+
+// DefaultExternalBatch is the number of sampled graphs per request to an
+// external model when Certify.ExternalBatch is 0.
+const DefaultExternalBatch = 32
 
 // Perturb is a global structure attack on the clean graph, independent of
 // any victim: model-free, or transferred from a surrogate GCN trained with
@@ -251,6 +266,17 @@ func (m Model) Validate() error {
 	if s.Uses.Diffusion && (!(m.PPREps >= 0) || math.IsInf(m.PPREps, 0)) {
 		return bad("ppr_eps", m.PPREps, "must be a finite number ≥ 0")
 	}
+	if s.Uses.External {
+		if strings.TrimSpace(m.ExternalCmd) == "" {
+			return bad("external_cmd", m.ExternalCmd, "model %s needs the command that runs it", m.Model)
+		}
+		if _, err := bridge.Split(m.ExternalCmd); err != nil {
+			return bad("external_cmd", m.ExternalCmd, "%v", err)
+		}
+		if !(m.ExternalTimeout >= 0) || math.IsInf(m.ExternalTimeout, 0) {
+			return bad("external_timeout", m.ExternalTimeout, "must be a finite number of seconds ≥ 0")
+		}
+	}
 	return nil
 }
 
@@ -333,6 +359,8 @@ func (c Certify) Validate() error {
 		return bad("sample_ppr_eps", c.SamplePPREps, "must be a finite number ≥ 0")
 	case c.DegreeBins < 1:
 		return bad("degree_bins", c.DegreeBins, "must be ≥ 1")
+	case c.ExternalBatch < 0:
+		return bad("external_batch", c.ExternalBatch, "must be ≥ 0")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/attack/protocol"
+	"github.com/rgnn/rgnn/bridge"
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/graph"
@@ -55,8 +56,12 @@ func (t *Trained) Name() string { return t.Spec.Label() }
 
 // Label names a model with its temperature where it takes one.
 func (m Model) Label() string {
-	if s, ok := Models().Lookup(m.Model); ok && s.Uses.Temperature {
+	s, ok := Models().Lookup(m.Model)
+	switch {
+	case ok && s.Uses.Temperature:
 		return fmt.Sprintf("%s_T%g", m.Model, m.Temperature)
+	case ok && s.Uses.External:
+		return fmt.Sprintf("%s(%s)", m.Model, bridge.ShortName(m.ExternalCmd))
 	}
 	return m.Model
 }
@@ -91,6 +96,9 @@ func newModel(m Model, p *data.Problem, seed int, cache *graph.PrepCache) (*Trai
 // Load builds the model of spec m with the weights in path (ours or the
 // reference's layout).
 func Load(m Model, p *data.Problem, seed int, path string) (*Trained, error) {
+	if m.External() {
+		return nil, bad("weights", path, "model %s keeps its weights in its own process: give none (its command loads them)", m.Model)
+	}
 	t, err := NewModel(m, p, seed)
 	if err != nil {
 		return nil, err
@@ -102,8 +110,18 @@ func Load(m Model, p *data.Problem, seed int, path string) (*Trained, error) {
 }
 
 // LoadOrTrain returns the model of s with the weights in path, or, when path
-// is empty, trained here on p with the protocol of s.
+// is empty, trained here on p with the protocol of s. An external model is
+// started (and fits itself on p if it can); close it with Trained.Close.
 func (s Train) LoadOrTrain(ctx context.Context, p *data.Problem, path string, h Hooks) (*Trained, error) {
+	if s.Model.External() {
+		if path != "" {
+			return nil, bad("weights", path, "model %s keeps its weights in its own process: give none (its command loads them)", s.Model.Model)
+		}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		return s.Model.startExternal(ctx, p, s.Seed)
+	}
 	if path != "" {
 		return Load(s.Model, p, s.Seed, path)
 	}
@@ -158,6 +176,9 @@ func (f Fit) config(seed int) train.Config {
 func (s Train) Run(ctx context.Context, p *data.Problem, h Hooks) (*TrainResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
+	}
+	if s.Model.External() {
+		return s.runExternal(ctx, p)
 	}
 	t, err := NewModel(s.Model, p, s.Seed)
 	if err != nil {

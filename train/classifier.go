@@ -43,6 +43,14 @@ func NewClassifier(m model.Model, feats *tensor.CSR, x *autograd.Sparse) *Classi
 // than the Classifier's (perturbed attributes) run the whole forward pass.
 // The returned slice is reused by the next call.
 func (c *Classifier) Classify(adj, feats *tensor.CSR) ([]int32, error) {
+	if o, ok := c.m.(model.Outside); ok {
+		logits, err := o.Logits(adj, feats)
+		if err != nil {
+			return nil, err
+		}
+		c.pred = argmaxRows(c.pred, logits)
+		return c.pred, nil
+	}
 	g, err := c.m.Preprocess(adj, feats)
 	if err != nil {
 		return nil, err

@@ -24,11 +24,10 @@ type Victim struct {
 
 // EvaluateVictim returns m's test accuracy on adj (preprocessing recomputed).
 func EvaluateVictim(m model.Model, p *data.Problem, adj *tensor.CSR) (float64, error) {
-	g, err := m.Preprocess(adj, p.Features)
+	logits, err := predict(m, adj, p.Features, p.X)
 	if err != nil {
 		return 0, err
 	}
-	logits := train.Predict(m, g, p.X)
 	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
 		return 0, err
 	}
@@ -43,19 +42,32 @@ func victimMargins(m model.Model, p *data.Problem, adj *tensor.CSR) ([]float64, 
 // victimMarginsX is victimMargins with features x (p.Features or a
 // perturbed copy): the model's preprocessing (e.g. Jaccard) sees x too.
 func victimMarginsX(m model.Model, p *data.Problem, adj, x *tensor.CSR) ([]float64, error) {
-	g, err := m.Preprocess(adj, x)
-	if err != nil {
-		return nil, err
-	}
 	xs := p.X
 	if x != p.Features {
 		xs = autograd.NewSparse(x)
 	}
-	logits := train.Predict(m, g, xs)
+	logits, err := predict(m, adj, x, xs)
+	if err != nil {
+		return nil, err
+	}
 	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
 		return nil, err
 	}
 	return nettack.ProbMargins(logits, p.Labels), nil
+}
+
+// predict returns m's logits on adj with features x (xs: x as an operand):
+// its preprocessing and forward pass, or, for a model outside rgnn
+// (model.Outside), the logits its process sends.
+func predict(m model.Model, adj, x *tensor.CSR, xs *autograd.Sparse) (*tensor.Dense, error) {
+	if o, ok := m.(model.Outside); ok {
+		return o.Logits(adj, x)
+	}
+	g, err := m.Preprocess(adj, x)
+	if err != nil {
+		return nil, err
+	}
+	return train.Predict(m, g, xs), nil
 }
 
 // checkPoisoning reports victims a poisoning attack cannot retrain.

@@ -132,6 +132,11 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	if err != nil {
 		return victimErr(spec, err)
 	}
+	defer func() {
+		for _, v := range vs {
+			v.Close()
+		}
+	}()
 	sur, err := spec.LoadSurrogate(p, aio.SurrogateWeights)
 	if err != nil {
 		return specErr(aio, err)

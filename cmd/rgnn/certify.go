@@ -20,7 +20,7 @@ type certifyReport struct {
 
 // certifyIO are the certify command's inputs and outputs besides the spec.
 type certifyIO struct {
-	Votes       string `param:"votes" help:"votes file (.npz with votes, pre_votes): certify these instead of sampling"`
+	Votes       string `param:"votes" help:"votes file (.npz with votes, pre_votes and optionally the sampling parameters, e.g. from np.savez): certify these instead of sampling"`
 	Weights     string `param:"weights" help:"weights of --model to sample votes from"`
 	Train       bool   `param:"train" help:"train --model first (reference protocol) instead of --weights"`
 	Workers     int    `param:"workers" help:"parallel samplers (default GOMAXPROCS; the votes do not depend on it)"`
@@ -43,15 +43,22 @@ deletions, over the grid of radii. Reports the accumulated certifications
 smoothed accuracy, the average certifiable radii, the ratio grid and the same
 per node-degree bin (degrees of the clean graph).
 
-With --votes the votes come from a file holding 'votes' and 'pre_votes' (int64
-[nodes, classes]) as in the reference's smoothing_votes/*.npz; files written by
-rgnn also record the flip probabilities, which then need not be given. Labels
-and the test split (20 train + 20 val per class, seeded by --split-seed) come
+With --votes the votes come from a file holding 'votes' and 'pre_votes' (integer
+[nodes, classes]) as in the reference's smoothing_votes/*.npz, or as np.savez
+writes them from any model, with the sampling parameters under sparse
+smoothing's names (pf_plus_adj, pf_minus_adj, pf_plus_att, pf_minus_att,
+n_samples, n_samples_pre, seed; any may be missing). Files written by rgnn
+record them all. Parameters the file records need not be given; given ones
+must agree with it (--p-add, --p-del, --p-add-att, --p-del-att, --samples,
+--pre-samples, --seed), else the votes are refused. Labels and the test split
+(the file's split, or 20 train + 20 val per class seeded by --split-seed) come
 from --dataset.
 
 Without --votes the votes are sampled: --model with --weights (or --train)
 runs on --samples perturbed graphs (plus --pre-samples for the top classes),
-each with its full preprocessing; GDC models diffuse every sample with the
+each with its full preprocessing (--model external --external-cmd CMD: your
+own model's process predicts them, --external-batch graphs per request, with
+the same samples and seeds; docs/BRIDGE.md); GDC models diffuse every sample with the
 push approximation of PPR (--sample-ppr-eps) since every sample needs a fresh
 diffusion. --save-votes keeps them so the certificate can be recomputed. The
 same certificate is an experiment run of kind certify with the same
@@ -59,7 +66,9 @@ parameters (rgnn run), bit for bit.`,
 		Example: `  rgnn certify --votes cora_ml_Vanilla_GCN_s0_del.npz --p-add 0 --p-del 0.4 --dataset cora_ml --split-seed 0
   rgnn certify --votes V.npz --p-add 0.001 --p-del 0.4 --split-seed 1 --json --plot figs/
   rgnn certify --dataset cora_ml --model sm_gdc --temperature 0.5 --weights W.npz --binary-attr \
-      --p-add 0.001 --p-del 0.4 --samples 10000 --save-votes votes.npz --json`,
+      --p-add 0.001 --p-del 0.4 --samples 10000 --save-votes votes.npz --json
+  rgnn certify --dataset cora_ml --binary-attr --model external --external-cmd "python3 my_model.py" \
+      --p-del 0.4 --samples 10000 --save-votes votes.npz`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runCertify(c, &spec, &io) },
 	}
@@ -75,7 +84,11 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 		return specErr(io, err)
 	}
 	if io.Votes == "" {
-		if (io.Weights == "") == !io.Train {
+		if spec.Model.External() {
+			if io.Weights != "" {
+				return usagef("--weights: model %s keeps its weights in its own process", spec.Model.Model)
+			}
+		} else if (io.Weights == "") == !io.Train {
 			return usagef("give --votes, or --model with exactly one of --weights and --train")
 		}
 		if err := spec.Validate(); err != nil {
@@ -95,7 +108,8 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 		if err != nil {
 			return err
 		}
-		if err := spec.ProbsFromVotes(vf, c.Flags().Changed("p-add"), c.Flags().Changed("p-del")); err != nil {
+		given := func(param string) bool { return c.Flags().Changed(strings.TrimPrefix(flagOf(spec, param), "--")) }
+		if err := spec.ParamsFromVotes(vf, given); err != nil {
 			return specErr(spec, err)
 		}
 		if res, err = spec.FromVotes(p, vf, io.Votes, edges); err != nil {
@@ -140,6 +154,7 @@ func sampleCertificate(c *cobra.Command, spec *task.Certify, io *certifyIO, p *t
 	if err != nil {
 		return nil, specErr(spec, err)
 	}
+	defer t.Close()
 	vf, err := spec.Sample(ctx, p, t, io.Workers, task.Hooks{Progress: newProgress(false)})
 	fmt.Fprint(progressWriter(), "\r\033[K")
 	if err != nil {

@@ -18,6 +18,7 @@ func subcommands() []*cobra.Command {
 		newBiasCmd(),
 		newMessagesCmd(),
 		newAttackCmd(),
+		newUnitTestCmd(),
 		newWorkerCmd(),
 	}
 }

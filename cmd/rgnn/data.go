@@ -14,9 +14,9 @@ import (
 func newDataCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "data",
-		Short: "Inspect, fetch and generate datasets (see the subcommands' examples)",
+		Short: "Inspect, fetch, generate and import datasets (see the subcommands' examples)",
 	}
-	c.AddCommand(newDataInfoCmd(), newDataFetchCmd(), newDataGenerateCmd())
+	c.AddCommand(newDataInfoCmd(), newDataFetchCmd(), newDataGenerateCmd(), newDataImportCmd())
 	return c
 }
 
@@ -67,7 +67,8 @@ func newDataFetchCmd() *cobra.Command {
 		Use:   "fetch",
 		Short: "Download a dataset into the data directory (sha256 verified; OGB datasets extracted)",
 		Example: `  rgnn data fetch --dataset cora_ml
-  rgnn data fetch --dataset ogbn-arxiv --data-dir /shared/datasets`,
+  rgnn data fetch --dataset ogbn-arxiv --data-dir /shared/datasets
+  rgnn data fetch --dataset unit_test`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			name, _ := c.Flags().GetString("dataset")
@@ -86,6 +87,7 @@ func newDataFetchCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().String("dataset", "cora_ml", "dataset: "+strings.Join(data.Names(), ", "))
+	c.Flags().String("dataset", "cora_ml", "dataset: "+strings.Join(data.FetchNames(), ", ")+
+		" (unit_test: the black-box robustness unit test of Mujkanovic et al. 2022, for rgnn unittest)")
 	return c
 }

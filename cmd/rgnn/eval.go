@@ -47,6 +47,7 @@ binary (--binary-attr).`,
 			if err != nil {
 				return specErr(&spec, err)
 			}
+			defer t.Close()
 			res, err := spec.Run(ctx, p, t)
 			if err != nil {
 				return specErr(&spec, err)

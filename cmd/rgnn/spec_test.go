@@ -27,7 +27,7 @@ func commandOf(t *testing.T, name string) *cobra.Command {
 
 // The commands and the experiment kinds that run the same spec.
 var sameSpec = []struct{ command, kind string }{
-	{"train", "train"}, {"eval", "eval"}, {"certify", "certify"}, {"attack", "attack"},
+	{"train", "train"}, {"eval", "eval"}, {"certify", "certify"}, {"attack", "attack"}, {"unittest", "unittest"},
 }
 
 // TestFlagsMatchExperimentParams walks every parameter of every spec: the
@@ -90,7 +90,8 @@ func TestFlagsRejectLikeExperiments(t *testing.T) {
 	}
 	base := store.Params{"model": "sm_gdc", "p_del": 0.4, "attack": "prbcd"}
 	baseFlags := map[string][]string{"train": {"--model", "sm_gdc"}, "eval": {"--model", "sm_gdc"},
-		"certify": {"--model", "sm_gdc", "--p-del", "0.4", "--train"}, "attack": {"--victim", "sm_gdc", "--attack", "prbcd"}}
+		"certify": {"--model", "sm_gdc", "--p-del", "0.4", "--train"}, "attack": {"--victim", "sm_gdc", "--attack", "prbcd"},
+		"unittest": {"--model", "sm_gdc", "--unit-test", "unit_test.npz"}}
 	empty := t.TempDir()
 	for _, s := range sameSpec {
 		k, _ := kinds.Lookup(s.kind)

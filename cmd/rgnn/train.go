@@ -54,7 +54,13 @@ be binary (--binary-attr).`,
 			ctx, stop := interruptible(c)
 			defer stop()
 			h, done := epochPrinter(quiet)
+			if out != "" && spec.Model.External() {
+				return usagef("--out: model %s keeps its weights in its own process", spec.Model.Model)
+			}
 			res, err := spec.Run(ctx, g.Problem, h)
+			if err == nil {
+				defer res.Trained.Close()
+			}
 			done()
 			if err != nil {
 				return specErr(&spec, err)
