@@ -34,7 +34,7 @@ type DynamicPPR struct {
 	alpha, eps float64
 	k          int
 	adj        *tensor.CSR
-	run        *pushRun // adj prepared for the push
+	run        *pushRun         // adj prepared for the push
 	workers    chan *pushWorker // push states kept between updates (their thresholds follow run)
 	rows       *topKRows
 	popped     [][]int32 // popped[i]: the popped nodes of row i's push, ascending
