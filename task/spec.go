@@ -114,8 +114,7 @@ type Eval struct {
 // cleared (PDelAtt).
 type Certify struct {
 	Train
-	PAdd float64 `param:"p_add" help:"p₊, probability of adding an absent edge"`
-	PDel float64 `param:"p_del" help:"p₋, probability of deleting an edge"`
+	EdgeNoise
 	// PAddAtt and PDelAtt smooth the binary attributes instead of the
 	// structure (the paper's Table 6 column "attributes": 0.001 and 0.4,
 	// the probabilities of the edges).
@@ -131,6 +130,14 @@ type Certify struct {
 	// graphs (every sample needs a fresh diffusion).
 	SamplePPREps float64 `param:"sample_ppr_eps" help:"GDC models: push-PPR error on the sampled graphs (with attribute smoothing the graph is not sampled: the model's own PPR)"`
 	DegreeBins   int     `param:"degree_bins" help:"number of equal-frequency degree bins"`
+}
+
+// EdgeNoise are the flip probabilities of structure smoothing: a sampled
+// graph adds each absent edge with probability PAdd and deletes each edge
+// with probability PDel.
+type EdgeNoise struct {
+	PAdd float64 `param:"p_add" help:"p₊, probability of adding an absent edge"`
+	PDel float64 `param:"p_del" help:"p₋, probability of deleting an edge"`
 }
 
 // Perturb is a global structure attack on the clean graph, independent of

@@ -19,5 +19,6 @@ func subcommands() []*cobra.Command {
 		newMessagesCmd(),
 		newAttackCmd(),
 		newWorkerCmd(),
+		newServeCmd(),
 	}
 }
