@@ -37,7 +37,7 @@ type Options struct {
 	TLSCert   string `param:"tls_cert" help:"TLS certificate (PEM); with --tls-key the server speaks HTTPS"`
 	TLSKey    string `param:"tls_key" help:"TLS private key (PEM)"`
 	ReadOnly  bool   `param:"read_only" help:"refuse updates (POST /v1/edges and /v1/nodes answer 403); the state folder's log is replayed if given"`
-	MaxBody   int64  `param:"max_body" help:"largest request body in bytes (larger: 413)"`
+	MaxBody   int    `param:"max_body" help:"largest request body in bytes (larger: 413)"`
 	// MaxInFlight requests at a time; beyond, 503 with Retry-After.
 	MaxInFlight int     `param:"max_inflight" help:"requests handled at a time; more are refused with 503 and Retry-After"`
 	MaxWait     float64 `param:"max_wait" help:"seconds a predict with min_version waits at most for that version to be served"`
@@ -437,7 +437,7 @@ func (s *Server) guard(name, method string, h http.HandlerFunc) http.HandlerFunc
 				writeErr(w, http.StatusUnsupportedMediaType, "Content-Type", fmt.Sprintf("content type %q: send application/json", ct))
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+			r.Body = http.MaxBytesReader(w, r.Body, int64(s.opts.MaxBody))
 		}
 		h(w, r)
 	})
