@@ -54,10 +54,11 @@ type result struct {
 	Errors      int            `json:"transport_errors"`
 	Seconds     float64        `json:"seconds"`
 	Throughput  float64        `json:"throughput_per_s"`
-	P50         float64        `json:"p50_ms"`
-	P90         float64        `json:"p90_ms"`
-	P99         float64        `json:"p99_ms"`
-	Max         float64        `json:"max_ms"`
+	// Latencies of the 2xx answers (absent when there were none).
+	P50 *float64 `json:"p50_ms,omitempty"`
+	P90 *float64 `json:"p90_ms,omitempty"`
+	P99 *float64 `json:"p99_ms,omitempty"`
+	Max *float64 `json:"max_ms,omitempty"`
 	TargetRate  float64        `json:"target_rate,omitempty"`
 	LastVersion uint64         `json:"last_version,omitempty"`
 }
@@ -115,8 +116,8 @@ func main() {
 		}
 		out = append(out, r)
 		if !asJSON {
-			fmt.Printf("%-12s %6d req %6d ok %5.1f s %8.1f req/s  p50 %7.2f  p90 %7.2f  p99 %7.2f  max %7.2f ms",
-				r.Workload, r.Requests, r.OK, r.Seconds, r.Throughput, r.P50, r.P90, r.P99, r.Max)
+			fmt.Printf("%-12s %6d req %6d ok %5.1f s %8.1f req/s  p50 %s  p90 %s  p99 %s  max %s ms",
+				r.Workload, r.Requests, r.OK, r.Seconds, r.Throughput, ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max))
 			if len(r.Status) > 0 || r.Errors > 0 {
 				fmt.Printf("  other: %v, transport errors %d", r.Status, r.Errors)
 			}
@@ -128,6 +129,14 @@ func main() {
 		enc.SetIndent("", "  ")
 		enc.Encode(map[string]any{"url": c.url, "model": h.Model, "updates": h.Updates, "nodes": h.Nodes, "results": out})
 	}
+}
+
+// ms formats a latency (— when absent).
+func ms(v *float64) string {
+	if v == nil {
+		return "      —"
+	}
+	return fmt.Sprintf("%7.2f", *v)
 }
 
 func fatal(err error) {
@@ -206,11 +215,12 @@ func (t *tally) add(d time.Duration, code int, err error) {
 
 func (t *tally) result(name string, n int, elapsed time.Duration) result {
 	slices.Sort(t.lat)
-	q := func(p float64) float64 {
+	q := func(p float64) *float64 {
 		if len(t.lat) == 0 {
-			return math.NaN()
+			return nil
 		}
-		return t.lat[min(len(t.lat)-1, int(math.Ceil(p*float64(len(t.lat))))-1)]
+		v := t.lat[min(len(t.lat)-1, max(0, int(math.Ceil(p*float64(len(t.lat))))-1))]
+		return &v
 	}
 	r := result{Workload: name, Requests: n, OK: t.ok, Status: t.status, Errors: t.errs, Seconds: elapsed.Seconds(),
 		Throughput: float64(n) / elapsed.Seconds(), P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: q(1)}
