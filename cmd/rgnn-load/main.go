@@ -47,20 +47,20 @@ type config struct {
 
 // result is one workload's measurements.
 type result struct {
-	Workload    string         `json:"workload"`
-	Requests    int            `json:"requests"`
-	OK          int            `json:"ok"`
-	Status      map[string]int `json:"status"` // non-2xx answers by code
-	Errors      int            `json:"transport_errors"`
-	Seconds     float64        `json:"seconds"`
-	Throughput  float64        `json:"throughput_per_s"`
+	Workload   string         `json:"workload"`
+	Requests   int            `json:"requests"`
+	OK         int            `json:"ok"`
+	Status     map[string]int `json:"status"` // non-2xx answers by code
+	Errors     int            `json:"transport_errors"`
+	Seconds    float64        `json:"seconds"`
+	Throughput float64        `json:"throughput_per_s"`
 	// Latencies of the 2xx answers (absent when there were none).
-	P50 *float64 `json:"p50_ms,omitempty"`
-	P90 *float64 `json:"p90_ms,omitempty"`
-	P99 *float64 `json:"p99_ms,omitempty"`
-	Max *float64 `json:"max_ms,omitempty"`
-	TargetRate  float64        `json:"target_rate,omitempty"`
-	LastVersion uint64         `json:"last_version,omitempty"`
+	P50         *float64 `json:"p50_ms,omitempty"`
+	P90         *float64 `json:"p90_ms,omitempty"`
+	P99         *float64 `json:"p99_ms,omitempty"`
+	Max         *float64 `json:"max_ms,omitempty"`
+	TargetRate  float64  `json:"target_rate,omitempty"`
+	LastVersion uint64   `json:"last_version,omitempty"`
 }
 
 func main() {
