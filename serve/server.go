@@ -356,6 +356,10 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// Endpoints are the paths of the HTTP API (docs/openapi.yaml documents
+// each).
+var Endpoints = []string{"/v1/health", "/v1/predict", "/v1/edges", "/v1/nodes", "/v1/certificate", "/v1/alerts", "/metrics"}
+
 // Handler is the server's HTTP API (docs/openapi.yaml).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
