@@ -4,11 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -841,5 +850,54 @@ func TestServeToken(t *testing.T) {
 	}
 	if code, _ := s2.call(t, "GET", "/v1/alerts", nil, "Authorization", "Bearer env-token"); code != 200 {
 		t.Errorf("alerts with the env token: %d", code)
+	}
+}
+
+// TestServeTLS: with --tls-cert and --tls-key the server speaks HTTPS.
+func TestServeTLS(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	w := serveModel(t, modelSpec("gcn", 0))
+	s := startServer(t, nil, "--model", "gcn", "--weights", w, "--read-only", "--cert-samples", "0",
+		"--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(s.url, "https://") {
+		t.Fatalf("url %s", s.url)
+	}
+	pool := x509.NewCertPool()
+	c, _ := x509.ParseCertificate(der)
+	pool.AddCert(c)
+	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := cl.Get(s.url + "/v1/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.TLS == nil {
+		t.Fatalf("https health: %d, TLS %v", resp.StatusCode, resp.TLS != nil)
+	}
+	// Plain HTTP to the TLS port gets net/http's 400, not an answer.
+	if r, err := http.Get(strings.Replace(s.url, "https://", "http://", 1) + "/v1/health"); err == nil {
+		r.Body.Close()
+		if r.StatusCode == 200 {
+			t.Error("plain HTTP answered on the TLS port")
+		}
 	}
 }
