@@ -175,7 +175,7 @@ func (b *builder) build(version uint64) *graphState {
 	if len(b.featCols) > 0 {
 		f := b.base.feats
 		nf := &tensor.CSR{Rows: n, Cols: f.Cols, Indptr: make([]int, n+1)}
-		nf.Indices = slices.Grow(slices.Clone(f.Indices), 0)
+		nf.Indices = slices.Clone(f.Indices)
 		nf.Values = slices.Clone(f.Values)
 		copy(nf.Indptr, f.Indptr)
 		for i := range b.featCols {
