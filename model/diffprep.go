@@ -1,6 +1,12 @@
 package model
 
-import "github.com/rgnn/rgnn/graph"
+import (
+	"fmt"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/tensor"
+)
 
 // PlainNorm reports whether m's preprocessing is gcn_norm of the raw
 // adjacency alone (gcn, sm_gcn and the other robust GCNs without GDC), so an
@@ -32,4 +38,16 @@ func GDCParams(m Model) (cfg graph.GDCConfig, ok bool) {
 		return g.cfg, true
 	}
 	return graph.GDCConfig{}, false
+}
+
+// DiffusedGraph is the graph Preprocess returns for a model with GDC
+// preprocessing (GDCParams ok) whose diffusion — the row-normalised top-k
+// PPR matrix graph.GDC computes — is pi: a caller that keeps the diffusion
+// itself (a server updating its rows as the graph changes) builds the
+// model's graph from it without diffusing again.
+func DiffusedGraph(m Model, pi *tensor.CSR) (*Graph, error) {
+	if _, ok := GDCParams(m); !ok {
+		return nil, fmt.Errorf("%s has no GDC preprocessing", m.Name())
+	}
+	return &Graph{S: autograd.NewSparse(graph.GCNNorm(pi))}, nil
 }

@@ -121,8 +121,7 @@ type Eval struct {
 // cleared (PDelAtt).
 type Certify struct {
 	Train
-	PAdd float64 `param:"p_add" help:"p₊, probability of adding an absent edge"`
-	PDel float64 `param:"p_del" help:"p₋, probability of deleting an edge"`
+	EdgeNoise
 	// PAddAtt and PDelAtt smooth the binary attributes instead of the
 	// structure (the paper's Table 6 column "attributes": 0.001 and 0.4,
 	// the probabilities of the edges).
@@ -147,6 +146,13 @@ type Certify struct {
 // DefaultExternalBatch is the number of sampled graphs per request to an
 // external model when Certify.ExternalBatch is 0.
 const DefaultExternalBatch = 32
+// EdgeNoise are the flip probabilities of structure smoothing: a sampled
+// graph adds each absent edge with probability PAdd and deletes each edge
+// with probability PDel.
+type EdgeNoise struct {
+	PAdd float64 `param:"p_add" help:"p₊, probability of adding an absent edge"`
+	PDel float64 `param:"p_del" help:"p₋, probability of deleting an edge"`
+}
 
 // Perturb is a global structure attack on the clean graph, independent of
 // any victim: model-free, or transferred from a surrogate GCN trained with

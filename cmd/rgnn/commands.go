@@ -20,5 +20,6 @@ func subcommands() []*cobra.Command {
 		newAttackCmd(),
 		newUnitTestCmd(),
 		newWorkerCmd(),
+		newServeCmd(),
 	}
 }

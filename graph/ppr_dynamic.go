@@ -1,0 +1,519 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// DynamicPPR keeps the row-normalised top-k push-PPR matrix of a graph that
+// changes (TopKPPR of every node of the current graph, row for row the same
+// bits) and, after an edit, recomputes only the rows the edit can reach.
+//
+// A push from a source reads the rows and degrees of the nodes it touches
+// (the popped nodes and their neighbours) and nothing else; a node that
+// hangs off a root (a leaf, see pushGraph.leafTasks) is derived from its
+// root's push. So a row is unchanged, bit for bit, by an edit whose
+// endpoints its push did not touch: the push on the edited graph makes the
+// same reads in the same order. DynamicPPR records the popped nodes of every
+// row's push and, per node, the rows that popped it; an edit changing the
+// rows of the nodes C then recomputes the rows that popped a node of C or
+// of C's neighbours (touched ⊆ popped ∪ N(popped)), each with the push of
+// TopKPPR on the edited graph, and nothing else. Recomputed rows are
+// TopKPPR's rows of the new graph (tested bit for bit against a full
+// TopKPPR).
+//
+// Memory: k entries per row plus the popped sets, stored twice (per row and
+// per node: at eps = 1e-4 a few hundred entries per row). Not safe for
+// concurrent use.
+type DynamicPPR struct {
+	alpha, eps float64
+	k          int
+	adj        *tensor.CSR
+	run        *pushRun         // adj prepared for the push
+	workers    chan *pushWorker // push states kept between updates (their thresholds follow run)
+	rows       *topKRows
+	popped     [][]int32 // popped[i]: the popped nodes of row i's push, ascending
+	poppedBy   [][]int32 // poppedBy[v]: the rows whose push popped v (any order)
+	mark       []bool
+}
+
+// NewDynamicPPR computes the top-k PPR rows of every node of adj (square,
+// nonnegative; TopKPPR's alpha, eps and k) and the index that later updates
+// use, on up to workers goroutines (≤ 0: GOMAXPROCS).
+func NewDynamicPPR(adj *tensor.CSR, alpha, eps float64, k, workers int) (*DynamicPPR, error) {
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("dynamic ppr: alpha %v outside (0, 1)", alpha)
+	}
+	if !(eps > 0) || math.IsInf(eps, 0) {
+		return nil, fmt.Errorf("dynamic ppr: eps %v must be positive and finite", eps)
+	}
+	if k < 1 {
+		return nil, fmt.Errorf("dynamic ppr: k must be ≥ 1, got %d", k)
+	}
+	if err := checkPushAdj(adj); err != nil {
+		return nil, fmt.Errorf("dynamic ppr: %w", err)
+	}
+	n := adj.Rows
+	d := &DynamicPPR{alpha: alpha, eps: eps, k: k, adj: adj,
+		rows:   &topKRows{kk: min(k, n), count: make([]int32, n), cols: make([]int32, n*min(k, n)), vals: make([]float32, n*min(k, n))},
+		popped: make([][]int32, n), poppedBy: make([][]int32, n), mark: make([]bool, n),
+		workers: make(chan *pushWorker, 8)}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	if err := d.prepare(adj); err != nil {
+		return nil, fmt.Errorf("dynamic ppr: %w", err)
+	}
+	d.recompute(all, workers)
+	for i, ps := range d.popped {
+		for _, v := range ps {
+			d.poppedBy[v] = append(d.poppedBy[v], int32(i))
+		}
+	}
+	return d, nil
+}
+
+// checkPushAdj checks what the push needs of an adjacency.
+func checkPushAdj(adj *tensor.CSR) error {
+	if adj == nil {
+		return errors.New("nil adjacency")
+	}
+	if adj.Rows != adj.Cols {
+		return fmt.Errorf("adjacency is %d×%d, want square", adj.Rows, adj.Cols)
+	}
+	if err := adj.Validate(); err != nil {
+		return fmt.Errorf("adjacency: %w", err)
+	}
+	for _, v := range adj.Values {
+		if !(v >= 0) || math.IsInf(float64(v), 0) {
+			return errors.New("push needs finite nonnegative edge weights")
+		}
+	}
+	return nil
+}
+
+// Nodes is the number of rows.
+func (d *DynamicPPR) Nodes() int { return len(d.rows.count) }
+
+// Adj is the current graph.
+func (d *DynamicPPR) Adj() *tensor.CSR { return d.adj }
+
+// recompute sets the rows of nodes (distinct) with TopKPPR's push on
+// d.adj (prepared once per graph: run) and their popped sets (the index
+// poppedBy is the caller's).
+func (d *DynamicPPR) recompute(nodes []int, workers int) {
+	run := d.run
+	want := make([]bool, d.adj.Rows)
+	for _, u := range nodes {
+		want[u] = true
+	}
+	pushTopKPopped(run, want, d.rows.kk, workerCount(workers), d.getWorker, d.putWorker, func(v int, sel []candidate, popped []int32) {
+		d.rows.set(v, sel)
+		d.popped[v] = append(d.popped[v][:0], popped...)
+	})
+}
+
+// getWorker returns a kept push state, or a new one.
+func (d *DynamicPPR) getWorker() *pushWorker {
+	select {
+	case w := <-d.workers:
+		return w
+	default:
+		return newPushWorker(len(d.run.pg.keep), d.run.thresh)
+	}
+}
+
+// putWorker keeps a push state for the next update (a few at most).
+func (d *DynamicPPR) putWorker(w *pushWorker) {
+	select {
+	case d.workers <- w:
+	default:
+	}
+}
+
+// retargetWorkers makes the kept push states follow the thresholds of
+// d.run at the nodes changed; after the graph grew they are dropped.
+func (d *DynamicPPR) retargetWorkers(changed []int, grew bool) {
+	var keep []*pushWorker
+	for {
+		select {
+		case w := <-d.workers:
+			keep = append(keep, w)
+			continue
+		default:
+		}
+		break
+	}
+	if grew {
+		return
+	}
+	for _, w := range keep {
+		for _, c := range changed {
+			w.node[c].thr = d.run.thresh[c]
+		}
+		d.putWorker(w)
+	}
+}
+
+// prepare sets d.adj and its push run.
+func (d *DynamicPPR) prepare(adj *tensor.CSR) error {
+	g, err := newDiffusionGraph(adj)
+	if err != nil {
+		return err
+	}
+	if !g.nonneg {
+		return errors.New("push needs nonnegative edge weights")
+	}
+	d.adj, d.run = adj, newPushRun(g, d.alpha, d.eps)
+	return nil
+}
+
+// pushTopKPopped is pushTopK (the same pushes, rows and leaves) that also
+// hands emit the nodes the push popped (ascending; the root's push for a
+// leaf). emit is called concurrently, once per wanted node.
+func pushTopKPopped(r *pushRun, want []bool, kk, workers int, get func() *pushWorker, put func(*pushWorker),
+	emit func(v int, sel []candidate, popped []int32)) {
+	pg, isqrt := r.pg, r.isqrt
+	forEachWorkerN(workers, len(r.roots), func(next func() (int, bool)) {
+		var w *pushWorker
+		defer func() {
+			if w != nil {
+				put(w)
+			}
+		}()
+		var popped []int32
+		for i, ok := next(); ok; i, ok = next() {
+			u := r.roots[i]
+			leaves := r.leaves[r.leafPtr[i]:r.leafPtr[i+1]]
+			if !want[u] && !slices.ContainsFunc(leaves, func(l int32) bool { return want[l] }) {
+				continue
+			}
+			if w == nil {
+				w = get()
+			}
+			w.push(pg, int(u))
+			popped = popped[:0]
+			if w.dense {
+				for v := range w.node {
+					if w.node[v].p > 0 {
+						popped = append(popped, int32(v))
+					}
+				}
+			} else {
+				for _, v := range w.touched {
+					if w.node[v].p > 0 {
+						popped = append(popped, v)
+					}
+				}
+				slices.Sort(popped)
+			}
+			if want[u] {
+				emit(int(u), w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk), popped)
+			}
+			for _, l := range leaves {
+				if want[l] {
+					e := pg.indptr[l]
+					emit(int(l), w.sel.selectTopK(w.candidates(isqrt, int(l), pg.scale[e], pg.keep[l]), kk), popped)
+				}
+			}
+		}
+	})
+}
+
+// Update moves to adj, the current graph with edits that changed the rows
+// (and degrees) of the nodes in changed — the endpoints of added or removed
+// edges — and possibly new nodes appended at the end (rows ≥ Nodes(), which
+// need not be listed), and recomputes every row those edits can reach. It
+// returns the recomputed rows, ascending (the new nodes included); the
+// others are unchanged. adj must keep the old nodes' ids.
+func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int, error) {
+	old, oldRun := d.adj, d.run
+	n0, n := old.Rows, adj.Rows
+	if n < n0 {
+		return nil, fmt.Errorf("dynamic ppr: the graph shrank from %d to %d nodes", n0, n)
+	}
+	if adj.Rows != adj.Cols || len(adj.Indptr) != n+1 {
+		return nil, fmt.Errorf("dynamic ppr: adjacency is %d×%d, want square", adj.Rows, adj.Cols)
+	}
+	for _, c := range changed {
+		if c < 0 || c >= n {
+			return nil, fmt.Errorf("dynamic ppr: changed node %d outside [0, %d)", c, n)
+		}
+	}
+	var rows []int // the rows that differ from the old graph's: changed and new
+	for _, c := range changed {
+		if c < n0 {
+			rows = append(rows, c)
+		}
+	}
+	for i := n0; i < n; i++ {
+		rows = append(rows, i)
+	}
+	slices.Sort(rows)
+	rows = slices.Compact(rows)
+	for _, c := range rows {
+		if err := checkRow(adj, c); err != nil {
+			return nil, fmt.Errorf("dynamic ppr: %w", err)
+		}
+	}
+	d.adj, d.run = adj, patchPushRun(oldRun, adj, rows, d.alpha, d.eps)
+	if n > n0 {
+		d.grow(n)
+	}
+	d.retargetWorkers(rows, n > n0)
+	run := d.run
+	var redo []int
+	markRow := func(i int) {
+		if !d.mark[i] {
+			d.mark[i] = true
+			redo = append(redo, i)
+		}
+	}
+	byNode := func(v int) {
+		for _, i := range d.poppedBy[v] {
+			markRow(int(i))
+		}
+	}
+	isLeaf := func(pg *pushGraph, v int) bool { return v < len(pg.keep) && pg.indptr[v+1]-pg.indptr[v] == 1 }
+	for _, c := range changed {
+		markRow(c) // its own push starts from its changed row
+		if c >= n0 {
+			continue
+		}
+		// A push that popped c read its row. One that only touched it (a
+		// neighbour was popped) read its threshold eps·d̃_c, against which
+		// c's residual stayed below: a higher threshold leaves that push
+		// as it was, a lower one may not.
+		byNode(c)
+		if !(run.thresh[c] > oldRun.thresh[c]) {
+			for _, v := range old.Indices[old.Indptr[c]:old.Indptr[c+1]] {
+				byNode(int(v))
+			}
+		}
+		// Whether a neighbour is a leaf of its root depends on c's row.
+		for _, g := range []*tensor.CSR{old, adj} {
+			for _, v := range g.Indices[g.Indptr[c]:g.Indptr[c+1]] {
+				if isLeaf(oldRun.pg, int(v)) || isLeaf(run.pg, int(v)) {
+					markRow(int(v))
+				}
+			}
+		}
+	}
+	for i := n0; i < n; i++ {
+		markRow(i)
+	}
+	slices.Sort(redo)
+	for _, i := range redo {
+		d.mark[i] = false
+	}
+	before := make([][]int32, len(redo))
+	for j, i := range redo {
+		before[j] = slices.Clone(d.popped[i])
+	}
+	d.recompute(redo, workers)
+	// The index: each recomputed row leaves the nodes it no longer pops and
+	// joins those it pops now (both sets ascending).
+	for j, i := range redo {
+		a, b := before[j], d.popped[i]
+		p, q := 0, 0
+		for p < len(a) || q < len(b) {
+			switch {
+			case q == len(b) || p < len(a) && a[p] < b[q]:
+				d.leave(a[p], int32(i))
+				p++
+			case p == len(a) || b[q] < a[p]:
+				d.poppedBy[b[q]] = append(d.poppedBy[b[q]], int32(i))
+				q++
+			default:
+				p++
+				q++
+			}
+		}
+	}
+	return redo, nil
+}
+
+// leave removes row i from poppedBy[v].
+func (d *DynamicPPR) leave(v, i int32) {
+	l := d.poppedBy[v]
+	if k := slices.Index(l, i); k >= 0 {
+		l[k] = l[len(l)-1]
+		d.poppedBy[v] = l[:len(l)-1]
+	}
+}
+
+// grow appends empty rows up to n nodes (new nodes; kk stays the old
+// one's k clamped to the old size unless that was below k).
+func (d *DynamicPPR) grow(n int) {
+	r := d.rows
+	n0 := len(r.count)
+	if kk := min(d.k, n); kk != r.kk {
+		// k was clamped to the old size: re-slot every row at the new width.
+		nr := &topKRows{kk: kk, count: make([]int32, n0), cols: make([]int32, n0*kk), vals: make([]float32, n0*kk)}
+		for i := range n0 {
+			c := int(r.count[i])
+			copy(nr.cols[i*kk:], r.cols[i*r.kk:i*r.kk+c])
+			copy(nr.vals[i*kk:], r.vals[i*r.kk:i*r.kk+c])
+			nr.count[i] = int32(c)
+		}
+		r = nr
+		d.rows = r
+	}
+	r.count = append(r.count, make([]int32, n-n0)...)
+	r.cols = append(r.cols, make([]int32, (n-n0)*r.kk)...)
+	r.vals = append(r.vals, make([]float32, (n-n0)*r.kk)...)
+	d.popped = append(d.popped, make([][]int32, n-n0)...)
+	d.poppedBy = append(d.poppedBy, make([][]int32, n-n0)...)
+	d.mark = append(d.mark, make([]bool, n-n0)...)
+}
+
+// Matrix returns the current top-k matrix (Nodes() × Nodes()), a copy: the
+// same bits as TopKPPR(Adj(), nil, alpha, eps, k, ·) when k < Nodes() was
+// not clamped (k ≥ Nodes() keeps whole rows in both).
+func (d *DynamicPPR) Matrix() *tensor.CSR {
+	n := d.Nodes()
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	return d.Rows(all)
+}
+
+// Rows returns the rows nodes of the current top-k matrix as a
+// len(nodes) × Nodes() CSR (a copy).
+func (d *DynamicPPR) Rows(nodes []int) *tensor.CSR {
+	r := d.rows
+	nnz := 0
+	for _, i := range nodes {
+		nnz += int(r.count[i])
+	}
+	out := &tensor.CSR{Rows: len(nodes), Cols: d.Nodes(), Indptr: make([]int, len(nodes)+1),
+		Indices: make([]int32, 0, nnz), Values: make([]float32, 0, nnz)}
+	for j, i := range nodes {
+		c := int(r.count[i])
+		out.Indices = append(out.Indices, r.cols[i*r.kk:i*r.kk+c]...)
+		out.Values = append(out.Values, r.vals[i*r.kk:i*r.kk+c]...)
+		out.Indptr[j+1] = len(out.Indices)
+	}
+	return out
+}
+
+// IndexSize is the number of entries of the popped-set index (each stored
+// twice), for memory reports.
+func (d *DynamicPPR) IndexSize() int {
+	s := 0
+	for _, p := range d.popped {
+		s += len(p)
+	}
+	return s
+}
+
+// workerCount is workers, or GOMAXPROCS when it is ≤ 0.
+func workerCount(workers int) int {
+	if workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return workers
+}
+
+// checkRow checks row i of a as checkPushAdj checks every row: sorted
+// distinct columns in range, finite nonnegative weights.
+func checkRow(a *tensor.CSR, i int) error {
+	lo, hi := a.Indptr[i], a.Indptr[i+1]
+	if lo < 0 || hi < lo || hi > len(a.Indices) || hi > len(a.Values) {
+		return fmt.Errorf("row %d: bad row pointers %d..%d", i, lo, hi)
+	}
+	for k := lo; k < hi; k++ {
+		c := a.Indices[k]
+		if c < 0 || int(c) >= a.Cols || k > lo && c <= a.Indices[k-1] {
+			return fmt.Errorf("row %d: columns not sorted, distinct and in [0, %d)", i, a.Cols)
+		}
+		if v := a.Values[k]; !(v >= 0) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("row %d: push needs finite nonnegative edge weights", i)
+		}
+	}
+	return nil
+}
+
+// patchPushRun is newPushRun of adj, built from old (the push run of a
+// graph that differs from adj only in the rows listed, ascending, and in
+// nodes appended at the end, which rows lists too): the other rows of the
+// push graph, their thresholds and ranking factors are copied, the listed
+// ones computed with newDiffusionGraph's and newPushGraph's arithmetic, so
+// the result is newPushRun(newDiffusionGraph(adj)) bit for bit, in
+// O(n + nnz) copying instead of arithmetic over every entry.
+func patchPushRun(old *pushRun, adj *tensor.CSR, rows []int, alpha, eps float64) *pushRun {
+	n, n0 := adj.Rows, len(old.pg.keep)
+	op := old.pg
+	pg := &pushGraph{indptr: make([]int, n+1), keep: make([]float64, n)}
+	r := &pushRun{pg: pg, thresh: make([]float64, n), isqrt: make([]float64, n)}
+	copy(pg.keep, op.keep)
+	copy(r.thresh, old.thresh)
+	copy(r.isqrt, old.isqrt)
+	extra := 0
+	for _, v := range rows {
+		extra += adj.Indptr[v+1] - adj.Indptr[v]
+	}
+	pg.indices = make([]int32, 0, len(op.indices)+extra)
+	pg.scale = make([]float64, 0, len(op.indices)+extra)
+	next := 0 // the first row not yet written
+	copyRows := func(lo, hi int) {
+		if lo >= hi {
+			return
+		}
+		a, b := op.indptr[lo], op.indptr[hi]
+		shift := len(pg.indices) - a
+		pg.indices = append(pg.indices, op.indices[a:b]...)
+		pg.scale = append(pg.scale, op.scale[a:b]...)
+		for v := lo; v < hi; v++ {
+			pg.indptr[v+1] = op.indptr[v+1] + shift
+		}
+	}
+	for _, v := range rows {
+		copyRows(next, min(v, n0))
+		// Â's row v (newDiffusionGraph), then the push row (newPushGraph).
+		lo, hi := adj.Indptr[v], adj.Indptr[v+1]
+		var d, self float64
+		placed := false
+		for k := lo; k < hi; k++ {
+			c, x := int(adj.Indices[k]), float64(adj.Values[k])
+			if !placed && c > v {
+				d++
+				self += 1
+				placed = true
+			}
+			if c == v {
+				x++
+				self += x
+				placed = true
+			}
+			d += x
+		}
+		if !placed {
+			d++
+			self += 1
+		}
+		f := 1 / (1 - (1-alpha)*self/d)
+		pg.keep[v] = alpha * f
+		for k := lo; k < hi; k++ {
+			if x := adj.Indices[k]; int(x) != v && adj.Values[k] > 0 {
+				pg.indices = append(pg.indices, x)
+				pg.scale = append(pg.scale, (1-alpha)*float64(adj.Values[k])/d*f)
+			}
+		}
+		pg.indptr[v+1] = len(pg.indices)
+		r.thresh[v] = eps * d
+		r.isqrt[v] = 1 / math.Sqrt(d)
+		next = v + 1
+	}
+	copyRows(next, n0)
+	pg.prefetch = n >= prefetchMinNodes
+	r.roots, r.leafPtr, r.leaves = pg.leafTasks()
+	return r
+}

@@ -1,0 +1,189 @@
+package serve
+
+import (
+	"fmt"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// How a model's logits follow the graph.
+const (
+	// modeFull recomputes the preprocessing and the forward pass of the
+	// whole graph (exact GDC, gcn, SVD, ...): in the background, the last
+	// consistent version served meanwhile.
+	modeFull = "full"
+	// modePushRows: PPRGo models; an edit recomputes the top-k PPR rows it
+	// reaches (graph.DynamicPPR) and the logits of exactly those rows.
+	modePushRows = "incremental (push-PPR rows and their logits)"
+	// modePushGDC: GDC models with a push PPR; an edit recomputes the PPR
+	// rows it reaches, then gcn_norm and the layers over the whole graph
+	// (a forward pass, without the diffusion).
+	modePushGDC = "incremental (push-PPR rows; layers on the whole graph)"
+)
+
+// engine keeps the logits of a model on a changing graph. One goroutine at
+// a time calls it.
+type engine struct {
+	m      model.Model
+	mode   string
+	staged model.FeatureStaged // nil: Forward from the features
+	pprgo  bool
+	dyn    *graph.DynamicPPR // push modes
+	// h is the feature stage of feats (staged models).
+	h     *tensor.Dense
+	feats *tensor.CSR
+	x     *autograd.Sparse
+	// workers for the pushes (≤ 0: GOMAXPROCS).
+	workers int
+}
+
+// newEngine picks how m's logits follow the graph.
+func newEngine(m model.Model, workers int) *engine {
+	e := &engine{m: m, mode: modeFull, workers: workers}
+	e.staged, _ = m.(model.FeatureStaged)
+	if _, ok := model.PPRGoParams(m); ok && e.staged != nil {
+		e.mode, e.pprgo = modePushRows, true
+	} else if cfg, ok := model.GDCParams(m); ok && cfg.Eps > 0 && e.staged != nil {
+		e.mode = modePushGDC
+	}
+	return e
+}
+
+// pushParams are the push PPR's alpha, eps and k of a push-mode model.
+func (e *engine) pushParams() (alpha, eps float64, k int) {
+	if p, ok := model.PPRGoParams(e.m); ok {
+		return p.Alpha, p.Eps, p.K
+	}
+	cfg, _ := model.GDCParams(e.m)
+	return cfg.Alpha, cfg.Eps, cfg.K
+}
+
+// setFeatures computes the feature stage when the features changed.
+func (e *engine) setFeatures(f *tensor.CSR) {
+	if e.feats == f {
+		return
+	}
+	e.feats, e.x = f, autograd.NewSparse(f)
+	if e.staged != nil {
+		e.h = e.staged.FeatureStage(e.x)
+	}
+}
+
+// forward runs the layers on mg (rows of mg.S: all nodes, or a subset for
+// PPRGo).
+func (e *engine) forward(mg *model.Graph) *tensor.Dense {
+	tp := autograd.NoGrad()
+	if e.staged != nil {
+		return e.staged.ForwardStaged(tp, mg, e.h).Value
+	}
+	return e.m.Forward(tp, mg, e.x, model.Mode{}).Value
+}
+
+// init computes the logits of g from scratch.
+func (e *engine) init(g *graphState) (*logitTable, error) {
+	e.setFeatures(g.feats)
+	switch e.mode {
+	case modePushRows, modePushGDC:
+		alpha, eps, k := e.pushParams()
+		d, err := graph.NewDynamicPPR(g.adj, alpha, eps, min(k, g.nodes()), e.workers)
+		if err != nil {
+			return nil, fmt.Errorf("%s preprocessing: %w", e.m.Name(), err)
+		}
+		e.dyn = d
+		return e.fromMatrix()
+	}
+	mg, err := e.m.Preprocess(g.adj, g.feats)
+	if err != nil {
+		return nil, err
+	}
+	return tableFrom(e.forward(mg)), nil
+}
+
+// fromMatrix is the logits of every node from the push PPR matrix.
+func (e *engine) fromMatrix() (*logitTable, error) {
+	pi := e.dyn.Matrix()
+	if e.pprgo {
+		return tableFrom(e.forward(model.PPRGoGraph(pi))), nil
+	}
+	mg, err := model.DiffusedGraph(e.m, pi)
+	if err != nil {
+		return nil, err
+	}
+	return tableFrom(e.forward(mg)), nil
+}
+
+// update brings the logits prev (of the engine's last graph) to g, whose
+// rows changed are the only ones that differ (new nodes included); it
+// returns the new logits and how many PPR rows were recomputed (push
+// modes).
+func (e *engine) update(prev *logitTable, g *graphState, changed []int) (*logitTable, int, error) {
+	if e.mode == modeFull {
+		t, err := e.init(g)
+		return t, 0, err
+	}
+	e.setFeatures(g.feats)
+	redo, err := e.dyn.Update(g.adj, changed, e.workers)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !e.pprgo {
+		t, err := e.fromMatrix()
+		return t, len(redo), err
+	}
+	// New nodes gave h new rows (setFeatures); the stage is row-wise, so
+	// the other rows kept their values and their logits.
+	logits := e.forward(model.PPRGoGraph(e.dyn.Rows(redo)))
+	return prev.with(redo, logits, g.nodes()), len(redo), nil
+}
+
+// chunkRows is the number of rows a logitTable copies together.
+const chunkRows = 64
+
+// logitTable holds the n×C logits in chunks of chunkRows rows, copied on
+// write: an update that changes a few rows copies their chunks and the
+// list of chunks, and a reader holding the old table keeps a consistent
+// version.
+type logitTable struct {
+	n, c   int
+	chunks [][]float32
+}
+
+// tableFrom wraps a dense n×C matrix.
+func tableFrom(d *tensor.Dense) *logitTable {
+	t := &logitTable{n: d.Rows, c: d.Cols}
+	for lo := 0; lo < d.Rows; lo += chunkRows {
+		hi := min(lo+chunkRows, d.Rows)
+		t.chunks = append(t.chunks, d.Data[lo*d.Cols:hi*d.Cols:hi*d.Cols])
+	}
+	return t
+}
+
+// row returns node i's logits (read only).
+func (t *logitTable) row(i int) []float32 {
+	c := t.chunks[i/chunkRows]
+	j := i % chunkRows
+	return c[j*t.c : (j+1)*t.c]
+}
+
+// with returns the table with rows[j] set to row j of vals, grown to n rows.
+func (t *logitTable) with(rows []int, vals *tensor.Dense, n int) *logitTable {
+	out := &logitTable{n: n, c: t.c, chunks: make([][]float32, (n+chunkRows-1)/chunkRows)}
+	copy(out.chunks, t.chunks)
+	copied := make([]bool, len(out.chunks))
+	for j, i := range rows {
+		ci := i / chunkRows
+		if !copied[ci] {
+			size := (min((ci+1)*chunkRows, n) - ci*chunkRows) * t.c
+			c := make([]float32, size)
+			if ci < len(t.chunks) {
+				copy(c, t.chunks[ci])
+			}
+			out.chunks[ci], copied[ci] = c, true
+		}
+		copy(out.row(i), vals.Data[j*vals.Cols:(j+1)*vals.Cols])
+	}
+	return out
+}
