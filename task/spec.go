@@ -146,6 +146,7 @@ type Certify struct {
 // DefaultExternalBatch is the number of sampled graphs per request to an
 // external model when Certify.ExternalBatch is 0.
 const DefaultExternalBatch = 32
+
 // EdgeNoise are the flip probabilities of structure smoothing: a sampled
 // graph adds each absent edge with probability PAdd and deletes each edge
 // with probability PDel.
