@@ -9,9 +9,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rgnn/rgnn/internal/outfile"
 )
 
 // Archive is a decoded .npz file.
@@ -228,7 +229,7 @@ func Encode(entries ...Entry) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteFile writes entries to path atomically.
+// WriteFile writes entries to path with [AtomicWrite].
 func WriteFile(path string, entries ...Entry) error {
 	b, err := Encode(entries...)
 	if err != nil {
@@ -237,28 +238,9 @@ func WriteFile(path string, entries ...Entry) error {
 	return AtomicWrite(path, b)
 }
 
-// AtomicWrite writes b to path via a temporary file in the same directory,
-// fsync and rename, so readers never see a partial file.
-func AtomicWrite(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+// AtomicWrite writes b to path through package outfile: a regular file (or
+// a new path) via a temporary file in the same directory, fsync and
+// rename, so readers never see a partial file; a device, FIFO or "-"
+// (standard output) directly, never replaced. A failed write leaves
+// nothing behind and names the path.
+func AtomicWrite(path string, b []byte) error { return outfile.WriteFile(path, b) }
