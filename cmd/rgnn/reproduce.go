@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -69,6 +70,14 @@ func runReproduce(c *cobra.Command, _ []string) error {
 	}
 	if quick && paper {
 		return usagef("--quick and --paper exclude each other")
+	}
+	// An unknown dataset is a usage error before anything runs or is
+	// written (not a failure of every run and an empty report).
+	if _, err := data.Lookup(ds); err != nil {
+		if _, serr := os.Stat(ds); !data.IsPath(ds) || serr != nil {
+			return usagef("--dataset %s: unknown dataset (known: %s; or the path of a dataset .npz)", ds,
+				strings.Join(data.Names(), ", "))
+		}
 	}
 	src, err := experiment.ReproduceSource(ds, quick)
 	if paper {

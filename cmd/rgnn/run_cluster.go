@@ -117,7 +117,7 @@ func runCluster(c *cobra.Command, st *store.Store, file string, e *experiment.Ex
 func runStatus(c *cobra.Command, st *store.Store, runs []experiment.Run) error {
 	if st == nil {
 		var err error
-		if st, err = openStore(c); err != nil {
+		if st, err = openExistingStore(c); err != nil {
 			return err
 		}
 		defer st.Close()
