@@ -106,7 +106,7 @@ func (e *Env) logf(format string, args ...any) {
 func (e *Env) Problem(ctx context.Context, d task.Data, seed int) (*data.Problem, error) {
 	e.mu.Lock()
 	if e.loader == nil {
-		e.loader = &task.Loader{Dir: e.DataDir}
+		e.loader = &task.Loader{Dir: e.DataDir, Report: e.Log}
 	}
 	l := e.loader
 	e.mu.Unlock()

@@ -17,7 +17,7 @@ import (
 // loadProblem loads the dataset of d (--dataset, --binary-attr) with the
 // split of splitSeed; spec names the flags in errors.
 func loadProblem(c *cobra.Command, spec any, d task.Data, splitSeed int) (*data.Problem, error) {
-	l := &task.Loader{Dir: dataDir(c), Progress: progressWriter()}
+	l := &task.Loader{Dir: dataDir(c), Progress: progressWriter(), Report: progressWriter()}
 	p, err := l.Problem(c.Context(), d, splitSeed)
 	return p, specErr(spec, err)
 }

@@ -186,6 +186,26 @@ func openSQLite(path string, existing bool) (*Store, error) {
 			return nil, fmt.Errorf("store %s: %w", path, err)
 		}
 	}
+	// Opening a fresh file switches it to WAL and migrates it; processes
+	// doing that at once can meet in a lock upgrade that SQLite reports as
+	// SQLITE_BUSY at once instead of waiting (a deadlock between a reader
+	// and a writer): then the open is tried again, for up to a minute.
+	start := time.Now()
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		s, err := trySQLite(path)
+		if err == nil || !isBusy(err) || time.Since(start) > time.Minute {
+			return s, err
+		}
+		time.Sleep(wait + time.Duration(time.Now().UnixNano()%int64(wait)))
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	return strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked")
+}
+
+func trySQLite(path string) (*Store, error) {
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(30000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
 		q.Add("_pragma", p)
