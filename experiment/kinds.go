@@ -23,7 +23,7 @@ func trainKind() *Kind {
 			if err != nil {
 				return nil, err
 			}
-			sha, err := env.Store.PutArtifact(res.Trained.Save)
+			sha, err := env.Store.PutArtifact(res.Trained.SaveArtifact)
 			if err != nil {
 				return nil, err
 			}

@@ -18,7 +18,10 @@ import (
 // Archive is a decoded .npz file.
 type Archive struct {
 	// Path names the file in error messages.
-	Path    string
+	Path string
+	// Comment is the zip archive's comment (numpy writes none; rgnn records
+	// what a file holds there, e.g. the model of a weights file).
+	Comment string
 	arrays  map[string]*Array
 	skipped []string
 }
@@ -46,7 +49,7 @@ func Read(r io.ReaderAt, size int64, name string) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid .npz (zip) file: %w", name, err)
 	}
-	a := &Archive{Path: name, arrays: map[string]*Array{}}
+	a := &Archive{Path: name, Comment: zr.Comment, arrays: map[string]*Array{}}
 	for _, f := range zr.File {
 		key := strings.TrimSuffix(f.Name, ".npy")
 		if f.UncompressedSize64 > maxEntryBytes {
@@ -207,9 +210,18 @@ func I32(name string, shape []int, v []int32) Entry {
 }
 
 // Encode returns the bytes of an uncompressed .npz holding entries.
-func Encode(entries ...Entry) ([]byte, error) {
+func Encode(entries ...Entry) ([]byte, error) { return EncodeComment("", entries...) }
+
+// EncodeComment is Encode with a zip archive comment (invisible to
+// numpy.load; Archive.Comment reads it back).
+func EncodeComment(comment string, entries ...Entry) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
+	if comment != "" {
+		if err := zw.SetComment(comment); err != nil {
+			return nil, fmt.Errorf("npz: %w", err)
+		}
+	}
 	for _, e := range entries {
 		size := len(e.data) / max(1, int(e.descr[2]-'0'))
 		if shapeCount(e.Shape) != size {
@@ -230,8 +242,11 @@ func Encode(entries ...Entry) ([]byte, error) {
 }
 
 // WriteFile writes entries to path with [AtomicWrite].
-func WriteFile(path string, entries ...Entry) error {
-	b, err := Encode(entries...)
+func WriteFile(path string, entries ...Entry) error { return WriteFileComment(path, "", entries...) }
+
+// WriteFileComment is WriteFile with a zip archive comment (EncodeComment).
+func WriteFileComment(path, comment string, entries ...Entry) error {
+	b, err := EncodeComment(comment, entries...)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -61,8 +61,15 @@ func (m Model) Label() string {
 	return m.Model
 }
 
-// Save writes the weights (npz, the reference layout).
-func (t *Trained) Save(path string) error { return model.SaveWeights(t.Model, path) }
+// Save writes the weights (npz, the reference layout) and records the
+// model in the file, so they load into that model only
+// (model.SaveWeightsOf).
+func (t *Trained) Save(path string) error { return model.SaveWeightsOf(t.Model, path) }
+
+// SaveArtifact writes the weights as the store keeps them: the reference
+// layout alone (model.SaveWeights; the store's results record their
+// hashes, and the run's parameters name the model).
+func (t *Trained) SaveArtifact(path string) error { return model.SaveWeights(t.Model, path) }
 
 // NewModel builds the untrained model of spec m for problem p.
 func NewModel(m Model, p *data.Problem, seed int) (*Trained, error) {
