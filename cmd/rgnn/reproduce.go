@@ -84,7 +84,7 @@ func runReproduce(c *cobra.Command, _ []string) error {
 		src, err = experiment.PaperSource(ds)
 	}
 	if err != nil {
-		return usageError{err}
+		return usageError{err: err}
 	}
 	if p, _ := c.Flags().GetBool("print-experiment"); p {
 		fmt.Fprint(c.OutOrStdout(), src)

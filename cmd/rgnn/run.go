@@ -43,6 +43,9 @@ func openStoreWith(c *cobra.Command, existing bool) (*store.Store, error) {
 	if path == "" {
 		return nil, usagef("--store must not be empty")
 	}
+	if err := store.CheckTarget(path); err != nil {
+		return nil, usageError{err: err, field: "--store"}
+	}
 	art, _ := c.Flags().GetString("artifacts")
 	st, err := store.OpenWith(path, store.Options{Artifacts: art, Existing: existing})
 	return st, missingStore(err)
@@ -63,7 +66,7 @@ func missingStore(err error) error {
 	if found, _ := filepath.Glob(reproduceStores); len(found) > 0 {
 		hint += " (here: " + strings.Join(found, ", ") + ")"
 	}
-	return fmt.Errorf("%w: check --store (%s)", nf, hint)
+	return usageError{err: fmt.Errorf("%w: check --store (%s)", nf, hint), field: "--store"}
 }
 
 // addFilterFlags adds --experiment and --where, which select results.
@@ -199,7 +202,7 @@ func runRun(c *cobra.Command, args []string) error {
 	}
 	e, err := experiment.ParseFile(args[0])
 	if err != nil {
-		return usageError{err} // unreadable, or a mistake in it (*experiment.FileError, with its line)
+		return usageError{err: err} // unreadable, or a mistake in it (*experiment.FileError, with its line)
 	}
 	sets, _ := c.Flags().GetStringArray("set")
 	for _, s := range sets {
@@ -208,8 +211,12 @@ func runRun(c *cobra.Command, args []string) error {
 		}
 	}
 	runs, err := e.Expand(kinds)
+	var se *experiment.SetError
+	if errors.As(err, &se) { // a mistake of --set, not of the file
+		return usageError{err: fmt.Errorf("--set %w", se), field: "--set"}
+	}
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", args[0], err)}
+		return usageError{err: fmt.Errorf("%s: %w", args[0], err)}
 	}
 	workers, _ := c.Flags().GetInt("workers")
 	sw, _ := c.Flags().GetInt("sample-workers")

@@ -114,10 +114,10 @@ func IsURL(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
 }
 
-// checkTarget refuses a target that is neither an SQLite path nor a
+// CheckTarget refuses a target that is neither an SQLite path nor a
 // postgres:// URL: another URL scheme (mysql://..., which would otherwise
 // become a folder "mysql:" and an SQLite file in it).
-func checkTarget(target string) error {
+func CheckTarget(target string) error {
 	if target == "" {
 		return errors.New("store: empty path")
 	}
@@ -152,7 +152,7 @@ func Open(target string) (*Store, error) { return OpenWith(target, Options{}) }
 
 // OpenWith is [Open] with options.
 func OpenWith(target string, o Options) (*Store, error) {
-	if err := checkTarget(target); err != nil {
+	if err := CheckTarget(target); err != nil {
 		return nil, err
 	}
 	var s *Store
