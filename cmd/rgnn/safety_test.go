@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -351,5 +352,162 @@ func TestJSONFailures(t *testing.T) {
 	var stdout, stderr strings.Builder
 	if code := execute([]string{"train", "--lr", "abc"}, &stdout, &stderr); code != exitUsage || stdout.Len() != 0 {
 		t.Errorf("exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+// fifo makes a FIFO at path and returns a channel receiving what is
+// written to it (read until the writer closes).
+func fifo(t *testing.T, path string) chan []byte {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			got <- nil
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- b
+	}()
+	return got
+}
+
+// TestOutputsIntoSpecialFiles: `train --out` a FIFO and `certify
+// --save-votes` a symlink to a FIFO write into them and leave them FIFOs
+// (before, they were replaced by regular files — as a device like
+// /dev/full would be, run as root).
+func TestOutputsIntoSpecialFiles(t *testing.T) {
+	dataDir := fixture.DataDir(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "weights.fifo")
+	got := fifo(t, p)
+	if _, err := runRoot(t, "train", "--data-dir", dataDir, "--dataset", "citeseer", "--max-epochs", "2", "--quiet",
+		"--out", p); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; len(b) < 100 || string(b[:2]) != "PK" {
+		t.Errorf("the FIFO's reader got %d bytes, not the weights archive", len(b))
+	}
+	votesFifo := filepath.Join(dir, "votes.fifo")
+	link := filepath.Join(dir, "votes.npz")
+	got = fifo(t, votesFifo)
+	if err := os.Symlink(votesFifo, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runRoot(t, "certify", "--data-dir", dataDir, "--dataset", "citeseer", "--train", "--max-epochs", "2",
+		"--p-del", "0.4", "--samples", "10", "--pre-samples", "5", "--checkpoints", "none", "--save-votes", link); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; len(b) < 100 || string(b[:2]) != "PK" {
+		t.Errorf("the FIFO's reader got %d bytes, not the votes archive", len(b))
+	}
+	for _, f := range []string{p, votesFifo} {
+		if st, err := os.Lstat(f); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("%s is no longer a FIFO", f)
+		}
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink %s was replaced", link)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 3 {
+		t.Errorf("folder holds %d entries, want the two FIFOs and the link", len(es))
+	}
+}
+
+// rgnnLimited runs `rgnn args...` in a child whose files may not grow
+// beyond kib KiB (RLIMIT_FSIZE: writes beyond fail with EFBIG, like a
+// full disk) and returns its exit error and output.
+func rgnnLimited(t *testing.T, kib int, args ...string) (error, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", append([]string{"-c", fmt.Sprintf(`ulimit -f %d && exec "$0" "$@"`, kib), exe}, args...)...)
+	cmd.Env = append(os.Environ(), "RGNN_TEST_RUN_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	return err, string(out)
+}
+
+// TestFullDiskLeavesNoEmptyFiles: when the disk fills up (simulated with a
+// file-size limit), `certify --plot` leaves no 0-byte PNG and `results
+// export x.db` no 0-byte x.db; both fail naming the file.
+func TestFullDiskLeavesNoEmptyFiles(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dataDir := fixture.DataDir(t)
+	votes := fixture.Reference(t, "smoothing_votes/cora_ml_Vanilla_GCN_s0_del.npz")
+	plots := filepath.Join(t.TempDir(), "plots")
+	err, out := rgnnLimited(t, 8, "certify", "--data-dir", dataDir, "--votes", votes, "--p-add", "0", "--p-del", "0.4",
+		"--split-seed", "0", "--plot", plots)
+	if err == nil || !strings.Contains(out, "file too large") || !strings.Contains(out, plots) {
+		t.Errorf("certify --plot on a full disk: %v\n%s", err, out)
+	}
+	if es, _ := os.ReadDir(plots); len(es) != 0 {
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		t.Errorf("a failed plot left %v", names)
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	exp := filepath.Join(dir, "e.yaml")
+	os.WriteFile(exp, []byte("fixed: {kind: bias, trials: 1, norms: [10], temperatures: [1], samples: 20}\ngrid: {seed: [0, 1, 2, 3, 4, 5, 6, 7]}\n"), 0o644)
+	if _, err := runRoot(t, "run", exp, "--store", db, "--status-every", "0"); err != nil {
+		t.Fatal(err)
+	}
+	x := filepath.Join(dir, "x.db")
+	err, out = rgnnLimited(t, 4, "results", "export", x, "--store", db)
+	if err == nil {
+		t.Fatalf("export to a full disk succeeded:\n%s", out)
+	}
+	for _, p := range []string{x, x + "-wal", x + "-shm"} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a failed export left %s", p)
+		}
+	}
+	jsonl := filepath.Join(dir, "x.jsonl")
+	err, out = rgnnLimited(t, 1, "results", "export", jsonl, "--store", db)
+	if _, serr := os.Stat(jsonl); err == nil || !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("export of a results file to a full disk: %v, file %v\n%s", err, serr, out)
+	}
+}
+
+// TestVictimTrainedHereSaysSo: an attack victim without --weights is
+// trained first, and the command says so (before: up to 3,000 epochs
+// without a word).
+func TestVictimTrainedHereSaysSo(t *testing.T) {
+	cmd := rgnnCmd(t, "attack", "--data-dir", fixture.DataDir(t), "--attack", "dice", "--epsilon", "0.01",
+		"--victim", "gcn", "--max-epochs", "2", "--quiet")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "victim gcn has no weights: training it here first (seed 0, up to 2 epochs") {
+		t.Errorf("no notice that the victim is trained here:\n%s", out)
+	}
+}
+
+// TestDataInfoReportsStandardisation: `data info` says what
+// standardisation changed in the file (text and JSON).
+func TestDataInfoReportsStandardisation(t *testing.T) {
+	dir := fixture.DataDir(t)
+	out, err := runRoot(t, "data", "info", "--data-dir", dir, "--dataset", "citeseer")
+	if err != nil || !strings.Contains(out, "standardised   symmetrised 4481 edges (added the reverse direction), dropped 124 self-loops") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	out, err = runRoot(t, "data", "info", "--data-dir", dir, "--dataset", "citeseer", "--json")
+	var info struct {
+		Standardised map[string]int `json:"standardised"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &info) != nil || info.Standardised["self_loops_dropped"] != 124 ||
+		info.Standardised["nodes_dropped"] != 1202 {
+		t.Errorf("%v\n%s", err, out)
 	}
 }
