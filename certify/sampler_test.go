@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -448,5 +449,70 @@ func TestVotesResumeFromCheckpoints(t *testing.T) {
 	o.Resume = []*Partial{nil, nil}
 	if _, err := VotesMany(context.Background(), s, 5, o); err == nil {
 		t.Error("two checkpoints for three predictors: no error")
+	}
+}
+
+// slowPredictor delays each classification, so that time-based
+// checkpoints cut stretches of samples anywhere.
+type slowPredictor struct {
+	p     Predictor
+	delay time.Duration
+}
+
+func (s slowPredictor) Predict(adj *tensor.CSR, feats *tensor.CSR) ([]int32, error) {
+	time.Sleep(s.delay)
+	return s.p.Predict(adj, feats)
+}
+
+// TestVotesCheckpointAfterTime: with CheckpointAfter, a checkpoint comes
+// after that much time even when CheckpointEvery samples are not done yet
+// (so a stop loses at most about that much sampling), every checkpoint is
+// consistent, and the votes are those of an uninterrupted run at 1 and 3
+// workers.
+func TestVotesCheckpointAfterTime(t *testing.T) {
+	adj := undirected(t, 40, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {10, 11}, {11, 30}, {30, 39}})
+	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.02, PMinusAdj: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := func() (Predictor, error) {
+		p, err := degreeParity(3)()
+		return slowPredictor{p, 2 * time.Millisecond}, err
+	}
+	o := VoteOptions{Samples: 120, Seed: 9, Stream: StreamVotes, Workers: 2, NewPredictor: slow}
+	want, err := Votes(context.Background(), s, 5, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 3} {
+		var saved []*Partial
+		var at []time.Time
+		o.Workers, o.CheckpointEvery, o.CheckpointAfter = workers, 1000, 20*time.Millisecond
+		o.Checkpoint = func(parts []*Partial) error {
+			if err := parts[0].Validate(40, 5, 120); err != nil {
+				t.Errorf("checkpoint: %v", err)
+			}
+			saved, at = append(saved, parts[0]), append(at, time.Now())
+			return nil
+		}
+		start := time.Now()
+		got, err := Votes(context.Background(), s, 5, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(want.Data, got.Data) {
+			t.Errorf("workers %d: votes with time-based checkpoints differ", workers)
+		}
+		if len(saved) < 3 {
+			t.Fatalf("workers %d: %d checkpoints in %v, want one about every 20 ms", workers, len(saved), time.Since(start))
+		}
+		for i := 1; i < len(saved); i++ {
+			if saved[i].Done <= saved[i-1].Done {
+				t.Errorf("workers %d: checkpoint %d at %d samples after %d", workers, i, saved[i].Done, saved[i-1].Done)
+			}
+		}
+		if gap := at[0].Sub(start); gap > 500*time.Millisecond {
+			t.Errorf("workers %d: first checkpoint after %v", workers, gap)
+		}
 	}
 }

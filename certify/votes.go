@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rgnn/rgnn/npz"
 	"github.com/rgnn/rgnn/tensor"
@@ -74,6 +75,11 @@ type VoteOptions struct {
 	// classifying them (≤ 1: one at a time); BatchPredictors get them in
 	// one call. The counts do not depend on it.
 	Batch int
+	// CheckpointAfter, if > 0, also ends a stretch of samples between two
+	// checkpoints after this much time, whichever of the two comes first
+	// (a stop then loses at most about this much sampling; the counts do
+	// not depend on where the stretches end).
+	CheckpointAfter time.Duration
 }
 
 // Partial is a predictor's votes over the samples [0, Done) of a stream: a
@@ -238,9 +244,11 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 	var startsOnce sync.Once
 	preds := make([][]Predictor, workers)
 	partial := make([][]*Counts, workers)
-	// worker w classifies samples next… until hi; its predictors and counts
-	// live across chunks.
-	worker := func(w, hi int) {
+	// worker w classifies samples next… until hi, or until the stretch's
+	// time is up (deadline, after its first sample); its predictors and
+	// counts live across chunks. Samples are claimed in order, so the
+	// samples classified are exactly [lo, min(next, hi)).
+	worker := func(w, hi int, deadline time.Time) {
 		if preds[w] == nil {
 			ps, err := o.NewPredictors()
 			if err != nil {
@@ -271,7 +279,10 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 		batch := max(1, o.Batch)
 		adjs := make([]*tensor.CSR, 0, batch)
 		feats := make([]*tensor.CSR, 0, batch)
-		for {
+		for started := false; ; started = true {
+			if started && !deadline.IsZero() && time.Now().After(deadline) {
+				return
+			}
 			lo := int(next.Add(int64(batch)) - int64(batch))
 			if lo >= hi || ctx.Err() != nil {
 				return
@@ -324,14 +335,18 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 		return out
 	}
 	next.Store(int64(first))
-	for lo := first; lo < o.Samples || lo == first; lo += chunk {
+	for lo := first; ; {
 		hi := min(lo+chunk, o.Samples)
+		var deadline time.Time
+		if o.Checkpoint != nil && o.CheckpointAfter > 0 {
+			deadline = time.Now().Add(o.CheckpointAfter)
+		}
 		var wg sync.WaitGroup
 		for w := range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				worker(w, hi)
+				worker(w, hi, deadline)
 			}()
 		}
 		wg.Wait()
@@ -341,20 +356,22 @@ func VotesMany(ctx context.Context, s *Sampler, numClasses int, o VoteOptions) (
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("votes: %w", err)
 		}
-		next.Store(int64(hi))
-		if o.Checkpoint != nil && hi < o.Samples {
-			counts := total(hi)
+		cut := min(int(next.Load()), hi) // the stretch classified [lo, cut)
+		next.Store(int64(cut))
+		if o.Checkpoint != nil && cut < o.Samples {
+			counts := total(cut)
 			parts := make([]*Partial, len(counts))
 			for m, c := range counts {
-				parts[m] = &Partial{Done: max(hi, starts[m]), Counts: c}
+				parts[m] = &Partial{Done: max(cut, starts[m]), Counts: c}
 			}
 			if err := o.Checkpoint(parts); err != nil {
 				return nil, fmt.Errorf("votes: checkpoint: %w", err)
 			}
 		}
-		if hi >= o.Samples {
+		if cut >= o.Samples {
 			break
 		}
+		lo = cut
 	}
 	return total(o.Samples), nil
 }
@@ -469,7 +486,8 @@ type SmoothOptions struct {
 	Checkpoint      func(parts []*Partial) error
 	CheckpointEvery int
 	// Batch: see VoteOptions.
-	Batch int
+	Batch           int
+	CheckpointAfter time.Duration
 }
 
 // Smooth draws the pre-votes (n₀ samples, stream StreamPreVotes) and the
@@ -509,7 +527,7 @@ func SmoothMany(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions
 		return nil, err
 	}
 	vo.Samples, vo.Stream, vo.Progress = o.Samples, StreamVotes, stage("votes")
-	vo.Resume, vo.Checkpoint, vo.CheckpointEvery = o.Resume, o.Checkpoint, o.CheckpointEvery
+	vo.Resume, vo.Checkpoint, vo.CheckpointEvery, vo.CheckpointAfter = o.Resume, o.Checkpoint, o.CheckpointEvery, o.CheckpointAfter
 	votes, err := VotesMany(ctx, s, numClasses, vo)
 	if err != nil {
 		return nil, err

@@ -46,13 +46,17 @@ type cacheMeta struct {
 	Train       int    `json:"train"`
 	Valid       int    `json:"valid"`
 	Test        int    `json:"test"`
+	// Changes of the standardisation (absent in caches written before they
+	// were recorded: then none are reported).
+	Changes Changes `json:"changes"`
 }
 
 // writeCache writes g's cache to path atomically (its values as loaded,
 // before any binarisation).
 func writeCache(path, fingerprint string, g *Graph) error {
 	meta := cacheMeta{Fingerprint: fingerprint, Nodes: g.NumNodes(), AdjNnz: g.Adj.Nnz(),
-		FeatCols: g.Features.Cols, FeatNnz: g.Features.Nnz(), Classes: g.NumClasses, RawNodes: g.RawNodes}
+		FeatCols: g.Features.Cols, FeatNnz: g.Features.Nnz(), Classes: g.NumClasses, RawNodes: g.RawNodes,
+		Changes: g.Changes}
 	sp := g.Split
 	if sp != nil {
 		meta.HasSplit, meta.Split, meta.Train, meta.Valid, meta.Test = true, sp.Name, len(sp.Train), len(sp.Val), len(sp.Test)
@@ -230,7 +234,7 @@ func readCache(path, fingerprint string) (*Graph, error) {
 	if n < 0 || meta.RawNodes < n || meta.AdjNnz < 0 || meta.FeatNnz < 0 || meta.Train < 0 || meta.Valid < 0 || meta.Test < 0 || need != size {
 		return nil, fmt.Errorf("%s: recorded lengths do not match the file", path)
 	}
-	g := &Graph{NumClasses: meta.Classes, RawNodes: meta.RawNodes}
+	g := &Graph{NumClasses: meta.Classes, RawNodes: meta.RawNodes, Changes: meta.Changes}
 	g.Adj = &tensor.CSR{Rows: n, Cols: n, Indptr: d.ints64(n + 1), Indices: d.i32s(meta.AdjNnz)}
 	g.Features = &tensor.CSR{Rows: n, Cols: meta.FeatCols, Indptr: d.ints64(n + 1),
 		Indices: d.i32s(meta.FeatNnz), Values: d.f32s(meta.FeatNnz)}

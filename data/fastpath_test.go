@@ -20,7 +20,7 @@ func TestFastPathsMatchCOO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		adj, err := readCSR(a, "adj_matrix", "adj")
+		adj, _, err := readCSR(a, "adj_matrix", "adj", edgeWeights)
 		if err != nil {
 			t.Fatal(err)
 		}

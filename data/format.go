@@ -43,23 +43,23 @@ func checkFormatVersion(a *npz.Archive) error {
 
 // keptNodes returns the nodes a load keeps: the largest connected component
 // of sym, or every node when the file says so (KeepAllNodesKey).
-func keptNodes(a *npz.Archive, sym *tensor.CSR) ([]int, error) {
+func keptNodes(a *npz.Archive, sym *tensor.CSR) (keep []int, components int, err error) {
+	keep, components = LargestComponent(sym)
 	if a.Has(KeepAllNodesKey) {
 		arr, err := a.Array(KeepAllNodesKey)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		v := arr.Float64()
 		if len(v) != 1 || (v[0] != 0 && v[0] != 1) {
-			return nil, fmt.Errorf("%s: %s must be one 0 or 1, got %v", a.Path, KeepAllNodesKey, v)
+			return nil, 0, fmt.Errorf("%s: %s must be one 0 or 1, got %v", a.Path, KeepAllNodesKey, v)
 		}
 		if v[0] == 1 {
-			keep := make([]int, sym.Rows)
+			keep = make([]int, sym.Rows)
 			for i := range keep {
 				keep[i] = i
 			}
-			return keep, nil
 		}
 	}
-	return largestComponent(sym), nil
+	return keep, components, nil
 }

@@ -176,6 +176,12 @@ func FuzzLoadFile(f *testing.F) {
 		if err := g.Features.Validate(); err != nil {
 			t.Fatal(err)
 		}
+		if g.Adj.Nnz() == 0 {
+			t.Fatal("accepted a graph without edges")
+		}
+		if k := FirstNonFinite(g.Features.Values); k >= 0 {
+			t.Fatalf("accepted feature value %v", g.Features.Values[k])
+		}
 		for _, y := range g.Labels {
 			if y < 0 || int(y) >= g.NumClasses {
 				t.Fatalf("label %d of %d classes", y, g.NumClasses)

@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,9 @@ type Graph struct {
 	// datasets split at random per seed. Use [SplitFor] rather than reading
 	// it directly.
 	Split *FixedSplit
+	// Changes is what standardisation changed in the file's graph
+	// (reported by the commands that load it and by `rgnn data info`).
+	Changes Changes
 }
 
 // NumNodes returns n.
@@ -79,13 +83,17 @@ func Load(ctx context.Context, name string, o Options) (*Graph, error) {
 	return g, nil
 }
 
-// LoadFile loads and standardises a dataset file.
+// LoadFile loads and standardises a dataset file. The input is checked
+// first (CheckAdjacency, CheckFeatures, CheckLabels: negative or
+// non-finite edge weights, non-finite features and labels out of range are
+// errors naming the file and the first bad entry; so is a graph without
+// edges), and what standardising changed is counted in Graph.Changes.
 func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 	a, err := npz.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	adj, err := readCSR(a, "adj_matrix", "adj")
+	adj, adjDups, err := readCSR(a, "adj_matrix", "adj", edgeWeights)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +102,9 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 	}
 	n := adj.Rows
 	var feats *tensor.CSR
+	featDups := 0
 	if hasCSR(a, "attr_matrix", "attr") {
-		if feats, err = readCSR(a, "attr_matrix", "attr"); err != nil {
+		if feats, featDups, err = readCSR(a, "attr_matrix", "attr", featureValues); err != nil {
 			return nil, err
 		}
 		if feats.Rows != n {
@@ -111,28 +120,35 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 	if len(lab) != n {
 		return nil, fmt.Errorf("%s: %d labels for %d nodes", path, len(lab), n)
 	}
-	labels := make([]int32, n)
-	nc := 0
-	for i, y := range lab {
-		if y < 0 || y > 1<<20 {
-			return nil, fmt.Errorf("%s: label %d of node %d out of range", path, y, i)
-		}
-		labels[i] = int32(y)
-		nc = max(nc, int(y)+1)
+	// A graph split at random needs every class; one with a stored split
+	// (generated graphs) may leave a class empty.
+	nc, err := CheckLabels(path, "labels", lab, !hasStoredSplit(a))
+	if err != nil {
+		return nil, err
 	}
 	if err := checkFormatVersion(a); err != nil {
 		return nil, err
 	}
-	sym := standardize(adj)
-	keep, err := keptNodes(a, sym)
+	labels := make([]int32, n)
+	for i, y := range lab {
+		labels[i] = int32(y)
+	}
+	sym, changes := Standardise(adj)
+	if sym.Nnz() == 0 {
+		return nil, fmt.Errorf("%s: the graph has no edges (%d nodes; after dropping self-loops and zero weights): "+
+			"a node classification graph needs edges", path, n)
+	}
+	changes.Duplicates, changes.FeatureDuplicates = adjDups, featDups
+	keep, comps, err := keptNodes(a, sym)
 	if err != nil {
 		return nil, err
 	}
+	changes.Components, changes.DroppedNodes = comps, n-len(keep)
 	sub, subFeats := sym, feats
 	if len(keep) != n { // the whole graph is one component: nothing to restrict
 		sub, subFeats = subgraph(sym, keep), rows(feats, keep)
 	}
-	g := &Graph{Path: path, Adj: sub, Features: subFeats, NumClasses: nc, LCCNodes: keep, RawNodes: n}
+	g := &Graph{Path: path, Adj: sub, Features: subFeats, NumClasses: nc, LCCNodes: keep, RawNodes: n, Changes: changes}
 	g.Labels = make([]int32, len(keep))
 	for i, v := range keep {
 		g.Labels[i] = labels[v]
@@ -153,6 +169,16 @@ func LoadFile(path string, binaryAttr bool) (*Graph, error) {
 // storedSplitKeys are the entries of a fixed split stored in an .npz (node
 // ids of the raw file), as package synth writes them.
 var storedSplitKeys = [3]string{"split_train", "split_valid", "split_test"}
+
+// hasStoredSplit reports whether the archive stores a fixed split.
+func hasStoredSplit(a *npz.Archive) bool {
+	for _, k := range storedSplitKeys {
+		if !a.Has(k) {
+			return false
+		}
+	}
+	return true
+}
 
 // readStoredSplit returns the file's fixed split mapped to the kept nodes
 // (nodes outside the largest component are dropped), or nil if the file
@@ -193,9 +219,33 @@ func hasCSR(a *npz.Archive, dot, old string) bool {
 	return a.Has(dot+".data") || a.Has(old+"_data")
 }
 
+// valueKind says how readCSR checks a matrix's stored values.
+type valueKind int
+
+const (
+	edgeWeights   valueKind = iota // finite and ≥ 0 (CheckWeights)
+	featureValues                  // finite (CheckFeatures)
+)
+
+// badValue describes why v is not a valid value of kind ("" if it is).
+func (k valueKind) badValue(v float32) string {
+	switch {
+	case math.IsNaN(float64(v)) || math.IsInf(float64(v), 0):
+		if k == edgeWeights {
+			return fmt.Sprintf("edge weight %v is non-finite (edge weights must be finite and ≥ 0; 0 is no edge)", v)
+		}
+		return fmt.Sprintf("feature value %v (features must be finite)", v)
+	case k == edgeWeights && v < 0:
+		return fmt.Sprintf("edge weight %v is negative (edge weights must be finite and ≥ 0; 0 is no edge)", v)
+	}
+	return ""
+}
+
 // readCSR reads a scipy CSR stored as <dot>.{data,indices,indptr,shape} or
-// the older <old>_{data,indices,indptr,shape}.
-func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
+// the older <old>_{data,indices,indptr,shape}, checks its stored values as
+// kind (before duplicates are merged) and returns how many duplicate
+// entries it merged (summed, as scipy does).
+func readCSR(a *npz.Archive, dot, old string, kind valueKind) (*tensor.CSR, int, error) {
 	key := func(part string) string {
 		if a.Has(dot + "." + part) {
 			return dot + "." + part
@@ -204,48 +254,58 @@ func readCSR(a *npz.Archive, dot, old string) (*tensor.CSR, error) {
 	}
 	data, _, err := a.Float32(key("data"))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	ind, _, err := a.Int32(key("indices"))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	ptr, _, err := a.Int64(key("indptr"))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	shape, _, err := a.Int64(key("shape"))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(shape) != 2 || shape[0] < 0 || shape[1] < 0 || shape[0] > 1<<30 || shape[1] > 1<<30 {
-		return nil, fmt.Errorf("%s: %s: bad shape %v", a.Path, dot, shape)
+		return nil, 0, fmt.Errorf("%s: %s: bad shape %v", a.Path, dot, shape)
 	}
 	r, c := int(shape[0]), int(shape[1])
 	if len(ptr) != r+1 || len(ind) != len(data) || ptr[0] != 0 || ptr[r] != int64(len(ind)) {
-		return nil, fmt.Errorf("%s: %s: inconsistent CSR (indptr %d for %d rows, %d indices, %d values)",
+		return nil, 0, fmt.Errorf("%s: %s: inconsistent CSR (indptr %d for %d rows, %d indices, %d values)",
 			a.Path, dot, len(ptr), r, len(ind), len(data))
 	}
 	if m, ok := sortedCSR(r, c, ptr, ind, data); ok {
-		return m, nil
+		for row := 0; row < r; row++ {
+			for k := m.Indptr[row]; k < m.Indptr[row+1]; k++ {
+				if why := kind.badValue(m.Values[k]); why != "" {
+					return nil, 0, fmt.Errorf("%s: %s: row %d, column %d: %s", a.Path, key("data"), row, m.Indices[k], why)
+				}
+			}
+		}
+		return m, 0, nil
 	}
 	es := make([]tensor.Entry, 0, len(ind))
 	for i := 0; i < r; i++ {
 		if ptr[i+1] < ptr[i] || ptr[i+1] > int64(len(ind)) {
-			return nil, fmt.Errorf("%s: %s: indptr decreases at row %d or exceeds the %d indices", a.Path, dot, i, len(ind))
+			return nil, 0, fmt.Errorf("%s: %s: indptr decreases at row %d or exceeds the %d indices", a.Path, dot, i, len(ind))
 		}
 		for k := ptr[i]; k < ptr[i+1]; k++ {
 			if ind[k] < 0 || int(ind[k]) >= c {
-				return nil, fmt.Errorf("%s: %s: column %d out of range in row %d", a.Path, dot, ind[k], i)
+				return nil, 0, fmt.Errorf("%s: %s: column %d out of range in row %d", a.Path, dot, ind[k], i)
+			}
+			if why := kind.badValue(data[k]); why != "" {
+				return nil, 0, fmt.Errorf("%s: %s: row %d, column %d: %s", a.Path, key("data"), i, ind[k], why)
 			}
 			es = append(es, tensor.Entry{Row: int32(i), Col: int32(ind[k]), Val: data[k]})
 		}
 	}
 	m, err := tensor.FromCOO(r, c, es)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", a.Path, dot, err)
+		return nil, 0, fmt.Errorf("%s: %s: %w", a.Path, dot, err)
 	}
-	return m, nil
+	return m, len(es) - m.Nnz(), nil
 }
 
 // sortedCSR builds the CSR directly when every row's columns are in range
@@ -343,9 +403,10 @@ func standardizeCOO(a *tensor.CSR) *tensor.CSR {
 	return s
 }
 
-// largestComponent returns the nodes of the largest connected component in
-// ascending order (ties: the component found first from node 0).
-func largestComponent(a *tensor.CSR) []int {
+// largestComponentCount returns the nodes of the largest connected
+// component in ascending order (ties: the component found first from node 0)
+// and the number of components.
+func largestComponentCount(a *tensor.CSR) ([]int, int) {
 	comp := make([]int, a.Rows)
 	for i := range comp {
 		comp[i] = -1
@@ -384,7 +445,7 @@ func largestComponent(a *tensor.CSR) []int {
 			keep = append(keep, v)
 		}
 	}
-	return keep
+	return keep, len(sizes)
 }
 
 // subgraph returns a restricted to the nodes keep (ascending), renumbered.

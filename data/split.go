@@ -72,6 +72,12 @@ func LoadPerturbedAdj(path string, n int) (*tensor.CSR, error) {
 		if len(w) != e {
 			return nil, fmt.Errorf("%s: %d edge weights for %d edges", path, len(w), e)
 		}
+		// A negative weight is not an edge to add: refused, as in dataset files.
+		if err := CheckWeights(path, "edge_weight", w, func(k int) string {
+			return fmt.Sprintf("edge %d (%d, %d)", k, ei[k], ei[e+k])
+		}); err != nil {
+			return nil, err
+		}
 	}
 	if a.Has("shape") {
 		s, _, err := a.Int64("shape")
@@ -134,7 +140,11 @@ type FixedSplit struct {
 // and 20 validation nodes per class.
 func SplitFor(g *Graph, seed uint32) (train, val, test []int, err error) {
 	if g.Split == nil {
-		return Split(g.Labels, g.NumClasses, 20, seed)
+		train, val, test, err = Split(g.Labels, g.NumClasses, 20, seed)
+		if err != nil && g.RawNodes > g.NumNodes() {
+			err = fmt.Errorf("%w (in the largest connected component, %d of the file's %d nodes)", err, g.NumNodes(), g.RawNodes)
+		}
+		return train, val, test, err
 	}
 	n := g.NumNodes()
 	for _, part := range [][]int{g.Split.Train, g.Split.Val, g.Split.Test} {

@@ -25,6 +25,9 @@ type Summary struct {
 	// "random" (20 training and 20 validation nodes per class, per seed).
 	Split      string     `json:"split"`
 	SplitSizes SplitSizes `json:"split_sizes"`
+	// Standardised is what standardisation changed in the file's graph
+	// (Graph.Changes).
+	Standardised Changes `json:"standardised"`
 
 	ogb, registered bool
 }
@@ -51,7 +54,8 @@ func Describe(name string, g *Graph, info Info) Summary {
 		Features: g.Features.Cols, FeatureNnz: g.Features.Nnz(),
 		FeatureDensity: float64(g.Features.Nnz()) / (float64(n) * float64(g.Features.Cols)),
 		BinaryFeatures: binary, Classes: g.NumClasses, ClassCounts: g.ClassCounts(),
-		MeanDegree: float64(g.Adj.Nnz()) / float64(n), ChecksumMatches: info.SHA256 != "", Split: "random"}
+		MeanDegree: float64(g.Adj.Nnz()) / float64(n), ChecksumMatches: info.SHA256 != "", Split: "random",
+		Standardised: g.Changes}
 	if g.Split != nil {
 		out.Split = g.Split.Name
 	}
@@ -86,4 +90,11 @@ func (s Summary) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "classes        %d, counts [%s]\n", s.Classes, strings.Join(counts, ", "))
 	fmt.Fprintf(w, "split          %s: %d train, %d validation, %d test\n", s.Split,
 		s.SplitSizes.Train, s.SplitSizes.Valid, s.SplitSizes.Test)
+	if !s.ogb {
+		changed := s.Standardised.String()
+		if changed == "" {
+			changed = "nothing changed (the file's graph is symmetric, unweighted, loop-free and connected)"
+		}
+		fmt.Fprintf(w, "standardised   %s\n", changed)
+	}
 }

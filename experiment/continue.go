@@ -86,7 +86,7 @@ func (e *Env) smallerBudget(ctx context.Context, s task.Perturb, want string, p 
 
 // flipCheckpoint keeps the flips of a running perturb run of an incremental
 // attack in <artifacts>/partial/<run key>.flips.json: written atomically at
-// most once per checkpointAfter while the attack flips, read when the run
+// most once per flipsCheckpointAfter while the attack flips, read when the run
 // starts again (Perturb.Continue gives the same result from them), removed
 // when the run's result is stored. A Metattack budget takes minutes to
 // hours; a stopped sitting then loses at most a minute of it.
@@ -164,14 +164,18 @@ func (c *flipCheckpoint) load(key string, n, budget int) (flips []attack.Flip, f
 	return flips, f.ContinuedFrom, f.Seconds
 }
 
-// save writes flips, at most once per checkpointAfter; a failed write is
+// flipsCheckpointAfter is the least time between two saves of a perturb
+// run's flips.
+const flipsCheckpointAfter = time.Minute
+
+// save writes flips, at most once per flipsCheckpointAfter; a failed write is
 // logged and the attack goes on (only the flips of a stopped run are at
 // stake).
 func (c *flipCheckpoint) save(key string) func([]attack.Flip) {
 	return func(flips []attack.Flip) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if time.Since(c.last) < c.env.checkpointInterval() {
+		if time.Since(c.last) < c.env.checkpointInterval(flipsCheckpointAfter) {
 			return
 		}
 		c.last = time.Now()

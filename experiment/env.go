@@ -34,8 +34,7 @@ type Env struct {
 	shared  map[string]bool // runs stored by another run that shared their work (runCertify)
 	forming sync.Mutex      // held while a certify run claims its companions
 	// checkpointAfter is the least time between two checkpoints of a
-	// certify run's votes or a perturb run's flips (0: checkpointAfter;
-	// tests shorten it).
+	// perturb run's flips (0: flipsCheckpointAfter; tests shorten it).
 	checkpointAfter time.Duration
 }
 
@@ -106,7 +105,7 @@ func (e *Env) logf(format string, args ...any) {
 func (e *Env) Problem(ctx context.Context, d task.Data, seed int) (*data.Problem, error) {
 	e.mu.Lock()
 	if e.loader == nil {
-		e.loader = &task.Loader{Dir: e.DataDir}
+		e.loader = &task.Loader{Dir: e.DataDir, Report: e.Log}
 	}
 	l := e.loader
 	e.mu.Unlock()

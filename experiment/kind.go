@@ -41,13 +41,16 @@ type Kind struct {
 	spec func() any
 	// run runs a decoded and validated spec.
 	run func(ctx context.Context, env *Env, spec any) (*Output, error)
+	// validate checks a decoded spec (its Validate).
+	validate func(spec any) error
 }
 
 // specKind makes a kind of the spec type S.
 func specKind[S interface{ Validate() error }](name, doc string, deps []string, defaults func() S,
 	run func(context.Context, *Env, S) (*Output, error)) *Kind {
 	return &Kind{Name: name, Doc: doc, Deps: deps,
-		spec: func() any { s := defaults(); return &s },
+		spec:     func() any { s := defaults(); return &s },
+		validate: func(spec any) error { return (*spec.(*S)).Validate() },
 		run: func(ctx context.Context, env *Env, spec any) (*Output, error) {
 			s := *spec.(*S)
 			if err := s.Validate(); err != nil {
@@ -80,6 +83,19 @@ func (k *Kind) Decode(p store.Params) (any, error) {
 		}
 	}
 	return s, nil
+}
+
+// Validate decodes p and checks it as a run would (the spec's Validate),
+// so a dry run refuses what running would.
+func (k *Kind) Validate(p store.Params) error {
+	s, err := k.Decode(p)
+	if err != nil {
+		return err
+	}
+	if k.validate == nil {
+		return nil
+	}
+	return k.validate(s)
 }
 
 // Run decodes, validates and runs p.

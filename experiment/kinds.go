@@ -28,7 +28,7 @@ func trainKind() *Kind {
 			if s.Model.External() { // fitted in its process: no weights to store
 				return &Output{Metrics: res.Metrics()}, nil
 			}
-			sha, err := env.Store.PutArtifact(res.Trained.Save)
+			sha, err := env.Store.PutArtifact(res.Trained.SaveArtifact)
 			if err != nil {
 				return nil, err
 			}

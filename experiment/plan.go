@@ -24,15 +24,19 @@ type PlanRow struct {
 // `rgnn run --dry-run` shows).
 type Plan []PlanRow
 
-// NewPlan looks the runs up in st.
+// NewPlan looks the runs up in st (nil: a store that does not exist yet,
+// which has none of them).
 func NewPlan(ctx context.Context, st *store.Store, runs []Run) (Plan, error) {
 	keys := make([]string, len(runs))
 	for i, r := range runs {
 		keys[i] = r.Key
 	}
-	done, err := st.Has(ctx, keys)
-	if err != nil {
-		return nil, err
+	done := map[string]bool{}
+	if st != nil {
+		var err error
+		if done, err = st.Has(ctx, keys); err != nil {
+			return nil, err
+		}
 	}
 	p := make(Plan, len(runs))
 	for i, r := range runs {

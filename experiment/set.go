@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rgnn/rgnn/experiment/store"
 )
 
 // Set makes every run of e take the parameter name = value: its fixed
@@ -13,9 +15,20 @@ import (
 // value becomes a grid axis at the top level (e.g. a shortened trial run:
 // max_epochs = 5, samples = 50; or one dataset of a grid over several).
 func (e *Experiment) Set(name string, value any) error {
+	return e.set(name, value, "")
+}
+
+func (e *Experiment) set(name string, value any, text string) error {
 	if strings.TrimSpace(name) == "" {
 		return fmt.Errorf("set: empty parameter name")
 	}
+	if e.setBy == nil {
+		e.setBy = map[string]string{}
+	}
+	if text == "" {
+		text = fmt.Sprint(value)
+	}
+	e.setBy[name] = name + "=" + text
 	e.root.unset(name)
 	if l, ok := value.([]any); ok {
 		vs, err := gridValues(l)
@@ -41,7 +54,57 @@ func (e *Experiment) SetString(assignment string) error {
 	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
 		return fmt.Errorf("set %s: value %q: %w", name, text, err)
 	}
-	return e.Set(strings.TrimSpace(name), v)
+	return e.set(strings.TrimSpace(name), v, text)
+}
+
+// SetError is a parameter set with Set (rgnn run --set) that is wrong: an
+// unknown parameter or a bad value. It names the assignment, not the file.
+type SetError struct {
+	Assignment string // name=value as given
+	Err        error
+}
+
+func (e *SetError) Error() string { return e.Assignment + ": " + e.Err.Error() }
+func (e *SetError) Unwrap() error { return e.Err }
+
+// checkSet checks the parameters given with Set: each declared by some
+// kind and of its type. Their runs are validated by Expand.
+func (e *Experiment) checkSet(reg *Kinds) error {
+	names := make([]string, 0, len(e.setBy))
+	for n := range e.setBy {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if n == "kind" {
+			continue // checked with the file's kinds
+		}
+		if _, ok := reg.types[n]; !ok {
+			return &SetError{Assignment: e.setBy[n], Err: fmt.Errorf("unknown parameter %q%s", n, didYouMean(n, paramNames(reg)))}
+		}
+		var vals []any
+		if v, ok := e.root.fixed[n]; ok {
+			vals = []any{v}
+		}
+		for _, g := range e.root.grid {
+			if g.name == n {
+				vals = g.values
+			}
+		}
+		for _, k := range reg.m {
+			for _, p := range k.Params() {
+				if p.Name != n {
+					continue
+				}
+				for _, v := range vals {
+					if _, err := k.Decode(store.Params{n: v}); err != nil {
+						return &SetError{Assignment: e.setBy[n], Err: err}
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func (b *block) unset(name string) {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -37,6 +38,8 @@ type Experiment struct {
 	Name        string
 	Description string
 	root        block
+	// setBy holds the parameters given by Set: name -> "name=value".
+	setBy map[string]string
 }
 
 type block struct {
@@ -283,6 +286,9 @@ func (e *Experiment) Expand(reg *Kinds) ([]Run, error) {
 	if n := e.root.size(nil); n > MaxRuns {
 		return nil, fmt.Errorf("the grids expand to more than %d runs (%s): split the experiment", MaxRuns, sizeText(n))
 	}
+	if err := e.checkSet(reg); err != nil {
+		return nil, err
+	}
 	if err := e.root.check(reg); err != nil {
 		return nil, err
 	}
@@ -314,7 +320,17 @@ func (e *Experiment) Expand(reg *Kinds) ([]Run, error) {
 			continue
 		}
 		seen[key] = true
-		runs = append(runs, Run{Key: key, Kind: k.Name, Block: c.block, Params: p})
+		run := Run{Key: key, Kind: k.Name, Block: c.block, Params: p}
+		// Every parameter range is checked now, so that --dry-run refuses
+		// what running would (p_add = p_del = 0, seed: -3, ...).
+		if err := k.Validate(p); err != nil {
+			var fe *task.FieldError
+			if errors.As(err, &fe) && e.setBy[fe.Param] != "" {
+				return nil, &SetError{Assignment: e.setBy[fe.Param], Err: fmt.Errorf("run %s: %w", run.Label(), err)}
+			}
+			return nil, fmt.Errorf("block %q: run %s: %w", c.block, run.Label(), err)
+		}
+		runs = append(runs, run)
 	}
 	return runs, nil
 }

@@ -3,8 +3,8 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"os"
 
+	"github.com/rgnn/rgnn/internal/outfile"
 	"github.com/rgnn/rgnn/task"
 )
 
@@ -43,7 +43,7 @@ func runTargeted(ctx context.Context, env *Env, s task.Targeted) (*Output, error
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(path, b, 0o644)
+		return outfile.WriteFile(path, b)
 	})
 	if err != nil {
 		return nil, err

@@ -65,6 +65,12 @@ func FuzzLoadWeights(f *testing.F) {
 		for _, s := range fuzzseed.Files(f, p) {
 			f.Add(s)
 		}
+		if err := model.SaveWeightsOf(m, p); err != nil { // with the model recorded
+			f.Fatal(err)
+		}
+		for _, s := range fuzzseed.Files(f, p) {
+			f.Add(s)
+		}
 	}
 	for _, b := range fuzzseed.Reference(f, 1, "pretrained/cora_ml_Vanilla_GCN_s0_bin0.npz", "pretrained/cora_ml_RGCN_s0_bin0.npz") {
 		f.Add(b)

@@ -9,15 +9,19 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rgnn/rgnn/internal/outfile"
 )
 
 // Archive is a decoded .npz file.
 type Archive struct {
 	// Path names the file in error messages.
-	Path    string
+	Path string
+	// Comment is the zip archive's comment (numpy writes none; rgnn records
+	// what a file holds there, e.g. the model of a weights file).
+	Comment string
 	arrays  map[string]*Array
 	skipped []string
 }
@@ -45,7 +49,7 @@ func Read(r io.ReaderAt, size int64, name string) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid .npz (zip) file: %w", name, err)
 	}
-	a := &Archive{Path: name, arrays: map[string]*Array{}}
+	a := &Archive{Path: name, Comment: zr.Comment, arrays: map[string]*Array{}}
 	for _, f := range zr.File {
 		key := strings.TrimSuffix(f.Name, ".npy")
 		if f.UncompressedSize64 > maxEntryBytes {
@@ -220,9 +224,18 @@ func I32(name string, shape []int, v []int32) Entry {
 }
 
 // Encode returns the bytes of an uncompressed .npz holding entries.
-func Encode(entries ...Entry) ([]byte, error) {
+func Encode(entries ...Entry) ([]byte, error) { return EncodeComment("", entries...) }
+
+// EncodeComment is Encode with a zip archive comment (invisible to
+// numpy.load; Archive.Comment reads it back).
+func EncodeComment(comment string, entries ...Entry) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
+	if comment != "" {
+		if err := zw.SetComment(comment); err != nil {
+			return nil, fmt.Errorf("npz: %w", err)
+		}
+	}
 	for _, e := range entries {
 		size := len(e.data) / max(1, int(e.descr[2]-'0'))
 		if shapeCount(e.Shape) != size {
@@ -242,37 +255,21 @@ func Encode(entries ...Entry) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteFile writes entries to path atomically.
-func WriteFile(path string, entries ...Entry) error {
-	b, err := Encode(entries...)
+// WriteFile writes entries to path with [AtomicWrite].
+func WriteFile(path string, entries ...Entry) error { return WriteFileComment(path, "", entries...) }
+
+// WriteFileComment is WriteFile with a zip archive comment (EncodeComment).
+func WriteFileComment(path, comment string, entries ...Entry) error {
+	b, err := EncodeComment(comment, entries...)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return AtomicWrite(path, b)
 }
 
-// AtomicWrite writes b to path via a temporary file in the same directory,
-// fsync and rename, so readers never see a partial file.
-func AtomicWrite(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+// AtomicWrite writes b to path through package outfile: a regular file (or
+// a new path) via a temporary file in the same directory, fsync and
+// rename, so readers never see a partial file; a device, FIFO or "-"
+// (standard output) directly, never replaced. A failed write leaves
+// nothing behind and names the path.
+func AtomicWrite(path string, b []byte) error { return outfile.WriteFile(path, b) }

@@ -249,6 +249,8 @@ func (s Attack) Victims(ctx context.Context, p *data.Problem, names, weights []s
 		default:
 			tr := s.Train
 			tr.Model = m
+			h.notice("victim %s has no weights: training it here first (seed %d, up to %d epochs, early stopping "+
+				"after %d without improvement; give --weights to skip this)", name, s.Seed, tr.MaxEpochs, tr.Patience)
 			t, err = NewModel(m, p, s.Seed)
 			if err == nil {
 				_, _, err = tr.fit(ctx, t, p, progressEpochs(h, "train "+name, tr.MaxEpochs))
@@ -314,7 +316,7 @@ func (s *BudgetSaver) Save(r *GlobalResult, b BudgetResult) error {
 		for _, v := range b.Victims {
 			vs = append(vs, fmt.Sprintf("%s %.4f", v.Name, v.Accuracy))
 		}
-		fmt.Fprintf(s.Log, "\r\033[Kε=%g done: %d flips in %.1fs; %s\n", b.Epsilon, b.NumFlips, b.Seconds, strings.Join(vs, ", "))
+		fmt.Fprintf(s.Log, "ε=%g done: %d flips in %.1fs; %s\n", b.Epsilon, b.NumFlips, b.Seconds, strings.Join(vs, ", "))
 	}
 	return nil
 }

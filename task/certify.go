@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 
 	"github.com/rgnn/rgnn/bridge"
@@ -109,7 +110,20 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 			return nil, fmt.Errorf("certify group: run %d: %w", i, err)
 		}
 	}
+	if err := ValidWorkers(workers); err != nil {
+		return nil, err
+	}
 	s := specs[0]
+	// Every sampling worker builds its own copy of each model.
+	nw := workers
+	if nw <= 0 {
+		nw = runtime.GOMAXPROCS(0)
+	}
+	for i, t := range trained {
+		if err := t.Spec.checkMemory(p, nw+1, "workers", workers); err != nil {
+			return nil, fmt.Errorf("certify run %d: %w", i, err)
+		}
+	}
 	sampler, err := certify.NewSampler(p.Adj, p.Features, certify.SampleParams{PPlusAdj: s.PAdd, PMinusAdj: s.PDel,
 		PPlusAtt: s.PAddAtt, PMinusAtt: s.PDelAtt})
 	if err != nil {
@@ -159,7 +173,8 @@ func SampleGroup(ctx context.Context, specs []Certify, p *data.Problem, trained 
 	return certify.SmoothMany(ctx, sampler, p.NumClasses, certify.SmoothOptions{
 		PreSamples: s.PreSamples, Samples: s.Samples, Seed: uint64(s.Seed), Workers: workers,
 		NewPredictors: newPredictors, Progress: h.Progress,
-		Resume: h.Resume, Checkpoint: h.Checkpoint, CheckpointEvery: h.CheckpointEvery, Batch: batch})
+		Resume: h.Resume, Checkpoint: h.Checkpoint, CheckpointEvery: h.CheckpointEvery, CheckpointAfter: h.CheckpointAfter,
+		Batch: batch})
 }
 
 // externalPredictor has an external model classify sampled graphs, a batch
@@ -191,6 +206,15 @@ func (e externalPredictor) PredictBatch(adjs, feats []*tensor.CSR) ([][]int32, e
 		out[i] = p.Classes
 	}
 	return out, nil
+}
+
+// ValidWorkers checks a number of sampling workers (parameter workers):
+// 0 is GOMAXPROCS, a negative number an error.
+func ValidWorkers(n int) error {
+	if n < 0 {
+		return bad("workers", n, "must be ≥ 0 (0: GOMAXPROCS)")
+	}
+	return nil
 }
 
 // prepSlots is how many results a preprocessing cache needs to hold one

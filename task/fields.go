@@ -163,7 +163,12 @@ func (f Field) Set(s string) error {
 	case reflect.Int, reflect.Pointer:
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
-			return fmt.Errorf("%q is not an integer", s)
+			// 1e4 is 10000, as in an experiment file; 1.5 is no integer.
+			x, ferr := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			var ok bool
+			if n, ok = asInt(x); ferr != nil || !ok {
+				return fmt.Errorf("%q is not an integer", s)
+			}
 		}
 		return f.SetValue(n)
 	case reflect.Float64:

@@ -33,6 +33,9 @@ type Loader struct {
 	Dir string
 	// Progress receives download progress (nil: none).
 	Progress io.Writer
+	// Report receives one line per dataset loaded whose standardisation
+	// changed the file's graph (data.Graph.Changes; nil: none).
+	Report io.Writer
 
 	mu     sync.Mutex
 	graphs map[string]*loaded
@@ -90,6 +93,9 @@ func (l *Loader) graph(ctx context.Context, d Data) (*loaded, error) {
 			Fetch: data.FetchOptions{Progress: l.Progress}})
 		if e.err == nil {
 			e.x = autograd.NewSparse(e.g.Features)
+			if l.Report != nil && e.g.Changes.Any() {
+				fmt.Fprintf(l.Report, "%s: standardised: %s\n", e.g.Name, e.g.Changes)
+			}
 		}
 	})
 	return e, e.err

@@ -287,6 +287,45 @@ func (m Model) Validate() error {
 	return nil
 }
 
+// CheckGiven refuses a model parameter that a front end's user gave
+// explicitly (given(param)) when none of the models uses it — a
+// temperature for gcn would otherwise be ignored without a word. Values
+// left at their default, and parameters of experiment files (where a
+// grid's temperature applies to the models that take one), are not
+// checked: a run's key keeps such parameters at their default.
+func (m Model) CheckGiven(models []string, given func(param string) bool) error {
+	type use struct {
+		param, what string
+		uses        func(Uses) bool
+		value       any
+	}
+	for _, u := range []use{
+		{"temperature", "a temperature", func(u Uses) bool { return u.Temperature }, m.Temperature},
+		{"k", "a top-k", func(u Uses) bool { return u.K }, m.K},
+		{"normalization", "a normalisation variant", func(u Uses) bool { return u.Normalization }, m.Normalization},
+	} {
+		if !given(u.param) {
+			continue
+		}
+		used := false
+		for _, name := range models {
+			used = used || u.uses(UsesOf(name))
+		}
+		if used {
+			continue
+		}
+		var takers []string
+		for _, s := range Models().Specs() {
+			if u.uses(s.Uses) {
+				takers = append(takers, s.Name)
+			}
+		}
+		return bad(u.param, u.value, "%s takes no %s, so it would be ignored (models that take one: %s)",
+			strings.Join(models, ", "), strings.TrimPrefix(strings.TrimPrefix(u.what, "a "), "an "), strings.Join(takers, ", "))
+	}
+	return nil
+}
+
 // Validate checks the training protocol.
 func (f Fit) Validate() error {
 	switch {
@@ -356,10 +395,10 @@ func (c Certify) Validate() error {
 		return err
 	}
 	switch {
-	case c.Samples < 1:
-		return bad("samples", c.Samples, "must be ≥ 1")
-	case c.PreSamples < 1:
-		return bad("pre_samples", c.PreSamples, "must be ≥ 1")
+	case c.Samples < 1 || c.Samples > MaxSamples:
+		return bad("samples", c.Samples, "must be in [1, %d]", MaxSamples)
+	case c.PreSamples < 1 || c.PreSamples > MaxSamples:
+		return bad("pre_samples", c.PreSamples, "must be in [1, %d]", MaxSamples)
 	case !(c.Alpha > 0 && c.Alpha < 0.5):
 		return bad("alpha", c.Alpha, "must lie in (0, 0.5)")
 	case !(c.SamplePPREps >= 0) || math.IsInf(c.SamplePPREps, 0):
@@ -371,6 +410,11 @@ func (c Certify) Validate() error {
 	}
 	return nil
 }
+
+// MaxSamples bounds the smoothing samples (n₁ and n₀) of a certificate:
+// a billion is weeks of sampling for the smallest dataset, and the vote
+// checkpoints count samples in 31 bits.
+const MaxSamples = 1_000_000_000
 
 // validNoise checks the flip probabilities: each a probability, either the
 // structure's or the attributes' (the reference certifies one at a time),

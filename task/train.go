@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/attack/protocol"
@@ -30,10 +31,22 @@ type Hooks struct {
 	Resume          []*certify.Partial
 	Checkpoint      func(parts []*certify.Partial) error
 	CheckpointEvery int
+	// CheckpointAfter, if > 0, also checkpoints after this much sampling
+	// time, whichever comes first (certify.VoteOptions.CheckpointAfter).
+	CheckpointAfter time.Duration
 	// Flips receives every flip so far of an incremental global attack
 	// (FGSM, Metattack) after each flip: a checkpoint that Perturb.Continue
 	// continues from with the same result.
 	Flips func(flips []attack.Flip)
+	// Notice receives one-line notes on what a task does that the user may
+	// not expect (a victim without weights trained here first).
+	Notice func(msg string)
+}
+
+func (h Hooks) notice(format string, args ...any) {
+	if h.Notice != nil {
+		h.Notice(fmt.Sprintf(format, args...))
+	}
 }
 
 func (h Hooks) epoch(stage string) func(int, float64, float64) {
@@ -66,8 +79,15 @@ func (m Model) Label() string {
 	return m.Model
 }
 
-// Save writes the weights (npz, the reference layout).
-func (t *Trained) Save(path string) error { return model.SaveWeights(t.Model, path) }
+// Save writes the weights (npz, the reference layout) and records the
+// model in the file, so they load into that model only
+// (model.SaveWeightsOf).
+func (t *Trained) Save(path string) error { return model.SaveWeightsOf(t.Model, path) }
+
+// SaveArtifact writes the weights as the store keeps them: the reference
+// layout alone (model.SaveWeights; the store's results record their
+// hashes, and the run's parameters name the model).
+func (t *Trained) SaveArtifact(path string) error { return model.SaveWeights(t.Model, path) }
 
 // NewModel builds the untrained model of spec m for problem p.
 func NewModel(m Model, p *data.Problem, seed int) (*Trained, error) {
@@ -78,6 +98,9 @@ func NewModel(m Model, p *data.Problem, seed int) (*Trained, error) {
 // built with the same cache share (model.Options.Cache).
 func newModel(m Model, p *data.Problem, seed int, cache *graph.PrepCache) (*Trained, error) {
 	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := m.checkMemory(p, 1, "hidden", m.Hidden); err != nil {
 		return nil, err
 	}
 	o := m.options(seed)
@@ -173,6 +196,8 @@ func (f Fit) config(seed int) train.Config {
 
 // Run trains the model of s on p (p's graph: the clean one, or a perturbed
 // one for poisoning) and evaluates it on p's test and validation nodes.
+// Cancelled after at least one epoch, it returns the result of the best
+// weights so far together with the context's error.
 func (s Train) Run(ctx context.Context, p *data.Problem, h Hooks) (*TrainResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -185,13 +210,15 @@ func (s Train) Run(ctx context.Context, p *data.Problem, h Hooks) (*TrainResult,
 		return nil, err
 	}
 	g, res, err := s.fit(ctx, t, p, h.epoch("train "+s.Model.Model))
-	if err != nil {
+	if err != nil && !(res.Interrupted && res.Epochs > 0) {
 		return nil, err
 	}
+	// Interrupted after some epochs: the result of the best weights so far,
+	// returned with the context's error (TrainResult.Fit.Interrupted).
 	logits := train.Predict(t.Model, g, p.X)
 	return &TrainResult{Dataset: p.Name, Model: s.Model.Model, Seed: s.Seed, SplitSeed: p.SplitSeed,
 		TestAccuracy: train.Accuracy(logits, p.Labels, p.Test), ValAccuracy: train.Accuracy(logits, p.Labels, p.Val),
-		NTest: len(p.Test), Fit: res, Trained: t}, nil
+		NTest: len(p.Test), Fit: res, Trained: t}, err
 }
 
 // fit trains t on p with the protocol of s.

@@ -38,7 +38,7 @@ func fitBatches(ctx context.Context, m model.Batched, g *model.Graph, d *data.Pr
 		var sum float64
 		for b := 0; b < steps; b++ {
 			if err := ctx.Err(); err != nil {
-				return res, err
+				return st.interrupted(res, epoch), err // the epochs finished; this one's steps are dropped
 			}
 			nodes := order[b*cfg.BatchSize : min((b+1)*cfg.BatchSize, len(order))]
 			local, labels = batchLabels(d.Labels, nodes, local, labels)

@@ -58,12 +58,18 @@ type Result struct {
 	Duration     time.Duration `json:"-"`
 	MsPerEpoch   float64       `json:"ms_per_epoch"`
 	DurationSecs float64       `json:"duration_seconds"`
+	// Interrupted: the context was cancelled after Epochs epochs; Fit
+	// then returns the context's error with this result, the model holding
+	// the best weights of the epochs done.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Fit trains m on the preprocessed graph g of problem p (its features X,
 // labels, training and validation nodes) with the reference protocol and restores the weights of
 // the epoch with the lowest validation loss. It returns an error if the loss
-// becomes NaN or the context is cancelled.
+// becomes NaN or the context is cancelled; cancelled, it stops at the end
+// of the epoch (of the mini-batch) and still restores the best weights so
+// far, returning them with the context's error (Result.Interrupted).
 func Fit(ctx context.Context, m model.Model, g *model.Graph, d *data.Problem, cfg Config) (Result, error) {
 	cfg = cfg.withDefaults()
 	if g == nil || d == nil || d.X == nil {
@@ -88,7 +94,7 @@ func Fit(ctx context.Context, m model.Model, g *model.Graph, d *data.Problem, cf
 	epoch := 0
 	for ; epoch < cfg.MaxEpochs; epoch++ {
 		if err := ctx.Err(); err != nil {
-			return res, err
+			return st.interrupted(res, epoch), err
 		}
 		tp.Reset()
 		logits := m.Forward(tp, g, d.X, model.Mode{Train: true, Seed: epochSeed(cfg.Seed, epoch)})
@@ -169,6 +175,13 @@ func (st *fitState) finish(res Result, epochs int) Result {
 	if epochs > 0 {
 		res.MsPerEpoch = float64(res.Duration.Microseconds()) / 1000 / float64(epochs)
 	}
+	return res
+}
+
+// interrupted is finish for a run cancelled after epochs epochs.
+func (st *fitState) interrupted(res Result, epochs int) Result {
+	res = st.finish(res, epochs)
+	res.Interrupted = true
 	return res
 }
 

@@ -3,6 +3,7 @@ package certplot
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/rgnn/rgnn/certify"
+	"github.com/rgnn/rgnn/internal/outfile"
 )
 
 // RatioOverRadius plots the certification ratio over the radius: one curve
@@ -120,8 +122,13 @@ func Save(p *plot.Plot, dir, base string) ([]string, error) {
 	var paths []string
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(dir, base+ext)
-		if err := p.Save(6*vg.Inch, 4*vg.Inch, path); err != nil {
+		c, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, ext[1:])
+		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", path, err)
+		}
+		// Through outfile: a failed write (a full disk) leaves no empty file.
+		if err := outfile.Write(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
+			return nil, fmt.Errorf("plot: %w", err)
 		}
 		paths = append(paths, path)
 	}

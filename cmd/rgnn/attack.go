@@ -114,6 +114,9 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	if err := spec.Validate(); err != nil {
 		return victimErr(spec, err)
 	}
+	if err := checkGiven(c, spec, spec.Model, victims...); err != nil {
+		return err
+	}
 	out := aio.Out
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
@@ -127,7 +130,7 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	ctx, stop := interruptible(c)
 	defer stop()
 	progress := newProgress(aio.Quiet)
-	h := task.Hooks{Progress: progress}
+	h := task.Hooks{Progress: progress, Notice: func(msg string) { fmt.Fprintln(lineWriter{}, msg) }}
 	vs, err := spec.Victims(ctx, p, victims, commaList(aio.Weights), h)
 	if err != nil {
 		return victimErr(spec, err)
@@ -143,11 +146,11 @@ func runAttack(c *cobra.Command, spec *task.Attack, aio *attackIO) error {
 	}
 	saver := &task.BudgetSaver{Dir: out}
 	if progress != nil {
-		saver.Log = progressWriter()
+		saver.Log = lineWriter{}
 	}
 	res, err := spec.Run(ctx, p, vs, sur, h, saver.Save)
 	if progress != nil {
-		fmt.Fprint(progressWriter(), "\r\033[K")
+		clearLine()
 	}
 	if err != nil {
 		return victimErr(spec, err)

@@ -85,7 +85,7 @@ func runScale(c *cobra.Command, s *scaleFlags, seed int, quiet bool) error {
 	}
 	sizes, err := benchmark.ParseSizes(s.sizes)
 	if err != nil {
-		return usageError{err}
+		return usageError{err: err}
 	}
 	spec := s.spec
 	spec.Sizes, spec.Seed = sizes, uint64(seed)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/certify/certplot"
+	"github.com/rgnn/rgnn/internal/outfile"
 	"github.com/rgnn/rgnn/task"
 )
 
@@ -27,6 +28,7 @@ type certifyIO struct {
 	SaveVotes   string `param:"save_votes" help:"save the sampled votes here (.npz)"`
 	DegreeEdges string `param:"degree_edges" help:"fixed degree bin lower edges instead of equal-frequency bins, e.g. 1,2,3,5,10"`
 	Plot        string `param:"plot" help:"write certification-ratio and degree plots (PNG and SVG) to this directory"`
+	Checkpoints string `param:"checkpoints" help:"folder for checkpoints of the sampled votes (every 250 samples or 10 s; the same command resumes from them; default rgnn/certify in the user cache dir, none: no checkpoints)"`
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -79,6 +81,9 @@ parameters (rgnn run), bit for bit.`,
 }
 
 func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
+	if io.SaveVotes == outfile.Stdout && wantJSON(c) {
+		return usageError{err: fmt.Errorf("--save-votes -: stdout carries the --json report; give a file"), field: "--save-votes"}
+	}
 	edges, err := task.ParseDegreeEdges(io.DegreeEdges)
 	if err != nil {
 		return specErr(io, err)
@@ -93,6 +98,12 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 		}
 		if err := spec.Validate(); err != nil {
 			return specErr(spec, err)
+		}
+		if err := checkGiven(c, spec, spec.Model, spec.Model.Model); err != nil {
+			return err
+		}
+		if err := task.ValidWorkers(io.Workers); err != nil {
+			return specErr(io, err)
 		}
 	}
 	p, err := loadProblem(c, spec, spec.Data, spec.Train.EffectiveSplitSeed())
@@ -138,7 +149,11 @@ func runCertify(c *cobra.Command, spec *task.Certify, io *certifyIO) error {
 	if wantJSON(c) {
 		return writeJSON(c.OutOrStdout(), rep)
 	}
-	rep.WriteText(c.OutOrStdout(), rep.Plots)
+	w := c.OutOrStdout()
+	if io.SaveVotes == outfile.Stdout {
+		w = c.ErrOrStderr() // stdout carries the votes
+	}
+	rep.WriteText(w, rep.Plots)
 	return nil
 }
 
@@ -155,8 +170,14 @@ func sampleCertificate(c *cobra.Command, spec *task.Certify, io *certifyIO, p *t
 		return nil, specErr(spec, err)
 	}
 	defer t.Close()
-	vf, err := spec.Sample(ctx, p, t, io.Workers, task.Hooks{Progress: newProgress(false)})
-	fmt.Fprint(progressWriter(), "\r\033[K")
+	cp, err := newVoteCheckpoint(io.Checkpoints, spec, io.Weights, p)
+	if err != nil {
+		return nil, err
+	}
+	h := cp.hooks(task.Hooks{Progress: newProgress(false)}, p, spec.Samples)
+	vf, err := spec.Sample(ctx, p, t, io.Workers, h)
+	clearLine()
+	cp.finish(err)
 	if err != nil {
 		return nil, specErr(spec, err)
 	}

@@ -41,7 +41,7 @@ cora_ml.npz.`,
 			if !data.IsPath(name) {
 				var err error
 				if info, err = data.Lookup(name); err != nil {
-					return usageError{err}
+					return usageError{err: err}
 				}
 			}
 			g, err := data.LoadDataset(context.Background(), name, data.Options{Dir: dataDir(c), BinaryAttr: bin,
@@ -73,7 +73,7 @@ func newDataFetchCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			name, _ := c.Flags().GetString("dataset")
 			if _, err := data.Lookup(name); err != nil {
-				return usageError{err}
+				return usageError{err: err}
 			}
 			dir, err := data.ResolveDir(dataDir(c))
 			if err != nil {

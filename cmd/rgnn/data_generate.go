@@ -66,11 +66,11 @@ func runDataGenerate(c *cobra.Command, _ []string) error {
 	}
 	p, err := synth.LookupPreset(name)
 	if err != nil {
-		return usageError{err}
+		return usageError{err: err}
 	}
 	if nodes != 0 {
 		if p, err = p.Scaled(nodes); err != nil {
-			return usageError{err}
+			return usageError{err: err}
 		}
 	}
 	ctx, stop := interruptible(c)

@@ -48,7 +48,7 @@ with the file, the row and the fix.`,
 				o.Edges = args[0]
 			}
 			if err := o.Validate(); err != nil {
-				return usageError{err}
+				return usageError{err: err}
 			}
 			rep, err := importer.Import(context.Background(), o, progressWriter())
 			if err != nil {

@@ -35,6 +35,9 @@ binary (--binary-attr).`,
 			if err := spec.Validate(); err != nil {
 				return specErr(&spec, err)
 			}
+			if err := checkGiven(c, &spec, spec.Model, spec.Model.Model); err != nil {
+				return err
+			}
 			p, err := loadProblem(c, &spec, spec.Data, spec.Train.EffectiveSplitSeed())
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -61,10 +62,11 @@ func flagOf(spec any, param string) string {
 func specErr(spec any, err error) error {
 	var fe *task.FieldError
 	if errors.As(err, &fe) {
+		flag := flagOf(spec, fe.Param)
 		if fe.Value == nil {
-			return usagef("%s: %s", flagOf(spec, fe.Param), fe.Msg)
+			return usageError{err: fmt.Errorf("%s: %s", flag, fe.Msg), field: flag}
 		}
-		return usagef("%s %s: %s", flagOf(spec, fe.Param), quoteEmpty(task.Format(fe.Value)), fe.Msg)
+		return usageError{err: fmt.Errorf("%s %s: %s", flag, quoteEmpty(task.Format(fe.Value)), fe.Msg), field: flag}
 	}
 	return err
 }
@@ -74,6 +76,16 @@ func quoteEmpty(s string) string {
 		return `""`
 	}
 	return s
+}
+
+// checkGiven refuses a model flag (--temperature, --k, --normalization)
+// given explicitly that none of models uses (task.Model.CheckGiven).
+func checkGiven(c *cobra.Command, spec any, m task.Model, models ...string) error {
+	err := m.CheckGiven(models, func(param string) bool {
+		fl := c.Flags().Lookup(strings.ReplaceAll(param, "_", "-"))
+		return fl != nil && fl.Changed
+	})
+	return specErr(spec, err)
 }
 
 // commaList splits a comma-separated flag value into its non-empty items.

@@ -45,6 +45,9 @@ replace a good part of its neighbourhood). Writes <out>/figure1_node<v>_<flips>.
 			if err := spec.Validate(); err != nil {
 				return specErr(&spec, err)
 			}
+			if err := checkGiven(c, &spec, spec.Model, spec.Model.Model); err != nil {
+				return err
+			}
 			if out == "" {
 				return usagef("--out must name a directory")
 			}

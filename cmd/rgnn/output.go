@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 )
 
 // addJSONFlag adds the --json flag every subcommand has.
@@ -39,33 +40,80 @@ func dataDir(c *cobra.Command) string {
 	return v
 }
 
-// newProgress returns a progress printer on stderr (nil when quiet): one
-// updating line per stage with a bar, the count and an ETA, at most every
-// 300 ms.
+// stderrTerminal reports whether stderr is a terminal. Progress then
+// updates one line in place; otherwise (a log file, a pipe) it is written
+// as plain lines, without carriage returns or escape codes.
+func stderrTerminal() bool {
+	if os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(os.Stderr.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// clearLine erases an updating progress line on a terminal (nothing
+// otherwise).
+func clearLine() {
+	if stderrTerminal() {
+		fmt.Fprint(progressWriter(), "\r\033[K")
+	}
+}
+
+// lineWriter writes whole lines to stderr, after erasing a progress line
+// on a terminal.
+type lineWriter struct{}
+
+func (lineWriter) Write(p []byte) (int, error) {
+	clearLine()
+	return progressWriter().Write(p)
+}
+
+// plainEvery is how often plain-line progress prints a line.
+const plainEvery = 10 * time.Second
+
+// newProgress returns a progress printer on stderr (nil when quiet): on a
+// terminal one updating line per stage with a bar, the count and an ETA,
+// at most every 300 ms; otherwise a plain line when a stage starts, every
+// 10 s and when it ends.
 func newProgress(quiet bool) func(stage string, done, total int) {
 	if quiet {
 		return nil
 	}
+	return progressTo(progressWriter(), stderrTerminal())
+}
+
+// progressTo is newProgress writing to w, updating a line in place (tty)
+// or in plain lines.
+func progressTo(w io.Writer, tty bool) func(stage string, done, total int) {
 	var last, stageStart time.Time
 	cur := ""
 	return func(stage string, done, total int) {
 		now := time.Now()
-		if stage != cur {
+		started := stage != cur
+		if started {
 			cur, stageStart, last = stage, now, time.Time{}
 		}
-		if done < total && now.Sub(last) < 300*time.Millisecond {
+		every := 300 * time.Millisecond
+		if !tty {
+			every = plainEvery
+		}
+		if !started && done < total && now.Sub(last) < every {
 			return
 		}
 		last = now
-		const width = 30
 		frac := float64(done) / float64(max(total, 1))
 		el := now.Sub(stageStart)
 		eta := "?"
 		if frac > 0 {
 			eta = (time.Duration(float64(el)/frac) - el).Round(time.Second).String()
 		}
+		if !tty {
+			fmt.Fprintf(w, "%s %d/%d  elapsed %s  eta %s\n", stage, done, total, el.Round(time.Second), eta)
+			return
+		}
+		const width = 30
 		k := int(width * frac)
-		fmt.Fprintf(progressWriter(), "\r\033[K%-14s [%s%s] %d/%d  eta %s", stage, strings.Repeat("=", k),
+		fmt.Fprintf(w, "\r\033[K%-14s [%s%s] %d/%d  eta %s", stage, strings.Repeat("=", k),
 			strings.Repeat(" ", width-k), done, total, eta)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // loadProblem loads the dataset of d (--dataset, --binary-attr) with the
 // split of splitSeed; spec names the flags in errors.
 func loadProblem(c *cobra.Command, spec any, d task.Data, splitSeed int) (*data.Problem, error) {
-	l := &task.Loader{Dir: dataDir(c), Progress: progressWriter()}
+	l := &task.Loader{Dir: dataDir(c), Progress: progressWriter(), Report: progressWriter()}
 	p, err := l.Problem(c.Context(), d, splitSeed)
 	return p, specErr(spec, err)
 }
@@ -25,21 +25,36 @@ func loadProblem(c *cobra.Command, spec any, d task.Data, splitSeed int) (*data.
 // interruptible returns a context cancelled by Ctrl-C or SIGTERM (long work
 // stops cleanly; a resumable run keeps what it finished).
 func interruptible(c *cobra.Command) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM) // Execute sets the context
-
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM) // Execute sets the context
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C ends the process at once
+	}()
+	return ctx, stop
 }
 
-// epochPrinter prints training progress on stderr at most twice a second
-// (nothing when quiet); done clears the line.
+// epochPrinter prints training progress on stderr (nothing when quiet): on
+// a terminal one updating line at most twice a second, which done clears;
+// otherwise a plain line every 10 s.
 func epochPrinter(quiet bool) (h task.Hooks, done func()) {
 	if quiet {
 		return task.Hooks{}, func() {}
 	}
+	tty := stderrTerminal()
+	every := 500 * time.Millisecond
+	if !tty {
+		every = plainEvery
+	}
 	last := time.Now()
-	return task.Hooks{Epoch: func(_ string, epoch int, tl, vl float64) {
-		if time.Since(last) > 500*time.Millisecond {
-			fmt.Fprintf(progressWriter(), "\repoch %4d  train loss %.4f  val loss %.4f", epoch, tl, vl)
-			last = time.Now()
-		}
-	}}, func() { fmt.Fprint(progressWriter(), "\r\033[K") }
+	return task.Hooks{Epoch: func(stage string, epoch int, tl, vl float64) {
+			if time.Since(last) > every {
+				if tty {
+					fmt.Fprintf(progressWriter(), "\repoch %4d  train loss %.4f  val loss %.4f", epoch, tl, vl)
+				} else {
+					fmt.Fprintf(progressWriter(), "%s: epoch %d  train loss %.4f  val loss %.4f\n", stage, epoch, tl, vl)
+				}
+				last = time.Now()
+			}
+		}, Notice: func(msg string) { fmt.Fprintln(lineWriter{}, msg) }},
+		clearLine
 }

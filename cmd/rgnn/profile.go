@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"runtime"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rgnn/rgnn/internal/outfile"
 )
 
 // profiling binds --cpuprofile and --memprofile (every subcommand): a CPU
@@ -16,7 +18,7 @@ import (
 // error).
 type profiling struct {
 	cpu, mem string
-	cpuFile  *os.File
+	cpuFile  *outfile.File
 }
 
 func (p *profiling) flags(root *cobra.Command) {
@@ -30,12 +32,12 @@ func (p *profiling) start() error {
 	if p.cpu == "" {
 		return nil
 	}
-	f, err := os.Create(p.cpu)
+	f, err := outfile.Create(p.cpu)
 	if err != nil {
 		return fmt.Errorf("--cpuprofile: %w", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+		f.Abort()
 		return fmt.Errorf("--cpuprofile: %w", err)
 	}
 	p.cpuFile = f
@@ -54,14 +56,9 @@ func (p *profiling) stop() error {
 	if p.mem == "" {
 		return nil
 	}
-	f, err := os.Create(p.mem)
-	if err != nil {
-		return fmt.Errorf("--memprofile: %w", err)
-	}
-	defer f.Close()
 	runtime.GC() // up-to-date in-use numbers
-	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+	if err := outfile.Write(p.mem, func(w io.Writer) error { return pprof.Lookup("allocs").WriteTo(w, 0) }); err != nil {
 		return fmt.Errorf("--memprofile: %w", err)
 	}
-	return f.Close()
+	return nil
 }

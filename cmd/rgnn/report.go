@@ -61,7 +61,7 @@ func runReport(c *cobra.Command, _ []string) error {
 		return err
 	}
 	title, _ := c.Flags().GetString("title")
-	st, err := openStore(c)
+	st, err := openExistingStore(c)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -71,12 +72,20 @@ func runReproduce(c *cobra.Command, _ []string) error {
 	if quick && paper {
 		return usagef("--quick and --paper exclude each other")
 	}
+	// An unknown dataset is a usage error before anything runs or is
+	// written (not a failure of every run and an empty report).
+	if _, err := data.Lookup(ds); err != nil {
+		if _, serr := os.Stat(ds); !data.IsPath(ds) || serr != nil {
+			return usagef("--dataset %s: unknown dataset (known: %s; or the path of a dataset .npz)", ds,
+				strings.Join(data.Names(), ", "))
+		}
+	}
 	src, err := experiment.ReproduceSource(ds, quick)
 	if paper {
 		src, err = experiment.PaperSource(ds)
 	}
 	if err != nil {
-		return usageError{err}
+		return usageError{err: err}
 	}
 	if p, _ := c.Flags().GetBool("print-experiment"); p {
 		fmt.Fprint(c.OutOrStdout(), src)

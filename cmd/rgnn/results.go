@@ -57,7 +57,7 @@ func runResults(c *cobra.Command, _ []string) error {
 		return err
 	}
 	f.Kind, _ = c.Flags().GetString("kind")
-	st, err := openStore(c)
+	st, err := openExistingStore(c)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -85,42 +89,80 @@ results in both.`,
 }
 
 // openPair opens --store (its persistent flags come from 'results') and
-// the other store.
-func openPair(c *cobra.Command, other string) (mine, theirs *store.Store, f store.Filter, err error) {
+// the other store. The store results are read from must exist; the one
+// they are copied into is created when missing (writeMine: --store is the
+// destination, else the other store, none for compare).
+func openPair(c *cobra.Command, other string, writeMine, writeOther bool) (mine, theirs *store.Store, f store.Filter, err error) {
 	f, err = filterFlags(c)
 	if err != nil {
 		return nil, nil, f, err
 	}
 	f.Kind, _ = c.Flags().GetString("kind")
-	mine, err = openStore(c)
+	if writeMine {
+		mine, err = openStore(c)
+	} else {
+		mine, err = openExistingStore(c)
+	}
 	if err != nil {
 		return nil, nil, f, err
 	}
-	theirs, err = store.Open(other)
+	theirs, err = store.OpenWith(other, store.Options{Existing: !writeOther})
 	if err != nil {
 		mine.Close()
-		return nil, nil, f, err
+		return nil, nil, f, missingStore(err)
 	}
 	return mine, theirs, f, nil
+}
+
+// removeIfNew returns a function that removes the SQLite store at path —
+// the file, its journal and the artifact folder beside it — if none of
+// them existed when removeIfNew was called: a copy into a new store that
+// failed (a full disk) leaves nothing behind.
+func removeIfNew(path string) func() {
+	if store.IsURL(path) {
+		return func() {}
+	}
+	var created []string
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal", filepath.Join(filepath.Dir(path), "artifacts")} {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			created = append(created, p)
+		}
+	}
+	if len(created) < 4 { // the store file or its journal was there: keep everything
+		return func() {}
+	}
+	return func() {
+		for _, p := range created {
+			os.RemoveAll(p)
+		}
+	}
 }
 
 func transfer(c *cobra.Command, other string, export bool) error {
 	if store.IsResultsFile(other) {
 		return transferFile(c, other, export)
 	}
-	mine, theirs, f, err := openPair(c, other)
+	cleanup := func() {}
+	if export {
+		cleanup = removeIfNew(other)
+	} else if path, _ := c.Flags().GetString("store"); path != "" {
+		cleanup = removeIfNew(path)
+	}
+	mine, theirs, f, err := openPair(c, other, !export, export)
 	if err != nil {
+		cleanup()
 		return err
 	}
-	defer mine.Close()
-	defer theirs.Close()
 	dst, src := mine, theirs
 	if export {
 		dst, src = theirs, mine
 	}
 	copied, skipped, err := store.CopyResults(context.Background(), dst, src, f)
+	mine.Close()
+	theirs.Close()
 	if err != nil {
-		return err
+		cleanup()
+		return fmt.Errorf("copying into %s: %w", dst.Path(), err)
 	}
 	return printTransfer(c, src.Path(), dst.Path(), copied, skipped)
 }
@@ -144,7 +186,12 @@ func transferFile(c *cobra.Command, path string, export bool) error {
 	if !export && (f.Kind != "" || f.Experiment != "" || len(f.Params) > 0) {
 		return usagef("a results file is imported whole: --kind, --experiment and --where select what 'rgnn results export' writes")
 	}
-	st, err := openStore(c)
+	var st *store.Store
+	if export {
+		st, err = openExistingStore(c)
+	} else {
+		st, err = openStore(c)
+	}
 	if err != nil {
 		return err
 	}
@@ -172,7 +219,7 @@ func transferFile(c *cobra.Command, path string, export bool) error {
 }
 
 func runCompare(c *cobra.Command, args []string) error {
-	mine, theirs, f, err := openPair(c, args[0])
+	mine, theirs, f, err := openPair(c, args[0], false, false)
 	if err != nil {
 		return err
 	}

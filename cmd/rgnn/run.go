@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,13 +29,44 @@ func addStoreFlag(c *cobra.Command) {
 		"(a PostgreSQL store needs one on a path every node sees; default $RGNN_ARTIFACTS, else the folder the store names)")
 }
 
-func openStore(c *cobra.Command) (*store.Store, error) {
+// openStore opens --store, creating it when missing (commands that write
+// results).
+func openStore(c *cobra.Command) (*store.Store, error) { return openStoreWith(c, false) }
+
+// openExistingStore opens --store for a command that only reads it: a
+// missing store is an error naming it (and the stores 'rgnn reproduce'
+// wrote, which are not the default store), and nothing is created.
+func openExistingStore(c *cobra.Command) (*store.Store, error) { return openStoreWith(c, true) }
+
+func openStoreWith(c *cobra.Command, existing bool) (*store.Store, error) {
 	path, _ := c.Flags().GetString("store")
 	if path == "" {
 		return nil, usagef("--store must not be empty")
 	}
+	if err := store.CheckTarget(path); err != nil {
+		return nil, usageError{err: err, field: "--store"}
+	}
 	art, _ := c.Flags().GetString("artifacts")
-	return store.OpenWith(path, store.Options{Artifacts: art})
+	st, err := store.OpenWith(path, store.Options{Artifacts: art, Existing: existing})
+	return st, missingStore(err)
+}
+
+// reproduceStores is where 'rgnn reproduce' writes its stores by default.
+const reproduceStores = "results/reproduce-*/results.db"
+
+// missingStore explains a store that does not exist (other errors pass
+// through): 'rgnn run' creates one, and 'rgnn reproduce' writes its own.
+func missingStore(err error) error {
+	var nf *store.NotFoundError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	hint := "'rgnn run' creates a store; 'rgnn reproduce' writes its results to " +
+		"results/reproduce-<dataset>[-quick|-paper]/results.db"
+	if found, _ := filepath.Glob(reproduceStores); len(found) > 0 {
+		hint += " (here: " + strings.Join(found, ", ") + ")"
+	}
+	return usageError{err: fmt.Errorf("%w: check --store (%s)", nf, hint), field: "--store"}
 }
 
 // addFilterFlags adds --experiment and --where, which select results.
@@ -124,6 +156,33 @@ Example experiment file (see experiments/ for the paper's evaluation):
 	return c
 }
 
+// dryRun lists the runs of e and whether --store has them, without
+// creating the store when it does not exist.
+func dryRun(c *cobra.Command, e *experiment.Experiment, runs []experiment.Run) error {
+	st, err := openExistingStore(c)
+	var nf *store.NotFoundError
+	if err != nil && !errors.As(err, &nf) {
+		return err
+	}
+	where := ""
+	if st != nil {
+		defer st.Close()
+		where = filepath.Clean(st.Path())
+	} else {
+		where = nf.Path + ", not created yet"
+	}
+	plan, err := experiment.NewPlan(context.Background(), st, runs)
+	if err != nil {
+		return err
+	}
+	if wantJSON(c) {
+		return writeJSON(c.OutOrStdout(), plan)
+	}
+	plan.WriteText(c.OutOrStdout())
+	fmt.Fprintf(c.OutOrStdout(), "%s: %d runs, %d done (store %s)\n", e.Name, len(runs), plan.Done(), where)
+	return nil
+}
+
 func newEnv(c *cobra.Command, st *store.Store) *experiment.Env {
 	return &experiment.Env{Store: st, Kinds: experiment.DefaultKinds(),
 		DataDir: dataDir(c), Log: progressWriter()}
@@ -143,7 +202,7 @@ func runRun(c *cobra.Command, args []string) error {
 	}
 	e, err := experiment.ParseFile(args[0])
 	if err != nil {
-		return usageError{err} // unreadable, or a mistake in it (*experiment.FileError, with its line)
+		return usageError{err: err} // unreadable, or a mistake in it (*experiment.FileError, with its line)
 	}
 	sets, _ := c.Flags().GetStringArray("set")
 	for _, s := range sets {
@@ -152,8 +211,12 @@ func runRun(c *cobra.Command, args []string) error {
 		}
 	}
 	runs, err := e.Expand(kinds)
+	var se *experiment.SetError
+	if errors.As(err, &se) { // a mistake of --set, not of the file
+		return usageError{err: fmt.Errorf("--set %w", se), field: "--set"}
+	}
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", args[0], err)}
+		return usageError{err: fmt.Errorf("%s: %w", args[0], err)}
 	}
 	workers, _ := c.Flags().GetInt("workers")
 	sw, _ := c.Flags().GetInt("sample-workers")
@@ -166,25 +229,24 @@ func runRun(c *cobra.Command, args []string) error {
 			return usagef("--only: unknown kind %q (known: %s)", k, strings.Join(kinds.Names(), ", "))
 		}
 	}
-	st, err := openStore(c)
+	dry, _ := c.Flags().GetBool("dry-run")
+	status, _ := c.Flags().GetBool("status")
+	slurm, _ := c.Flags().GetBool("slurm")
+	if dry && !slurm && !status {
+		return dryRun(c, e, runs)
+	}
+	var st *store.Store
+	if status {
+		st, err = openExistingStore(c)
+	} else {
+		st, err = openStore(c)
+	}
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	if done, err := runCluster(c, st, args[0], e, runs); done {
 		return err
-	}
-	if dry, _ := c.Flags().GetBool("dry-run"); dry {
-		plan, err := experiment.NewPlan(context.Background(), st, runs)
-		if err != nil {
-			return err
-		}
-		if wantJSON(c) {
-			return writeJSON(c.OutOrStdout(), plan)
-		}
-		plan.WriteText(c.OutOrStdout())
-		fmt.Fprintf(c.OutOrStdout(), "%s: %d runs, %d done (store %s)\n", e.Name, len(runs), plan.Done(), filepath.Clean(st.Path()))
-		return nil
 	}
 	env := newEnv(c, st)
 	env.SampleWorkers = sw

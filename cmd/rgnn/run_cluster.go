@@ -47,11 +47,11 @@ func runCluster(c *cobra.Command, st *store.Store, file string, e *experiment.Ex
 	}
 	src, err := os.ReadFile(file)
 	if err != nil {
-		return true, usageError{err}
+		return true, usageError{err: err}
 	}
 	sl, err := experiment.ParseSlurm(src)
 	if err != nil {
-		return true, usageError{fmt.Errorf("%s: %w", file, err)}
+		return true, usageError{err: fmt.Errorf("%s: %w", file, err)}
 	}
 	ctx := context.Background()
 	dry, _ := c.Flags().GetBool("dry-run")
@@ -117,7 +117,7 @@ func runCluster(c *cobra.Command, st *store.Store, file string, e *experiment.Ex
 func runStatus(c *cobra.Command, st *store.Store, runs []experiment.Run) error {
 	if st == nil {
 		var err error
-		if st, err = openStore(c); err != nil {
+		if st, err = openExistingStore(c); err != nil {
 			return err
 		}
 		defer st.Close()

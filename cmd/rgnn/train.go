@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rgnn/rgnn/internal/outfile"
 	"github.com/rgnn/rgnn/task"
 )
 
@@ -40,8 +41,14 @@ be binary (--binary-attr).`,
   rgnn train --dataset cora_ml --model gcn --seed 0 --graph cora_ml_metattack_s0_eps0.1.npz --json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if out == outfile.Stdout && wantJSON(c) {
+				return usageError{err: fmt.Errorf("--out -: stdout carries the --json report; give a file"), field: "--out"}
+			}
 			if err := spec.Validate(); err != nil {
 				return specErr(&spec, err)
+			}
+			if err := checkGiven(c, &spec, spec.Model, spec.Model.Model); err != nil {
+				return err
 			}
 			p, err := loadProblem(c, &spec, spec.Data, spec.EffectiveSplitSeed())
 			if err != nil {
@@ -62,6 +69,9 @@ be binary (--binary-attr).`,
 				defer res.Trained.Close()
 			}
 			done()
+			if err != nil && res != nil && res.Fit.Interrupted {
+				return savedOnInterrupt(res, out, err)
+			}
 			if err != nil {
 				return specErr(&spec, err)
 			}
@@ -80,6 +90,9 @@ be binary (--binary-attr).`,
 				where = ", graph " + g.Label()
 			}
 			w := c.OutOrStdout()
+			if out == outfile.Stdout {
+				w = c.ErrOrStderr() // stdout carries the weights
+			}
 			fmt.Fprintf(w, "%s on %s (seed %d%s): test accuracy %.4f (%d test nodes), val accuracy %.4f\n",
 				rep.Model, rep.Dataset, rep.Seed, where, rep.TestAccuracy, rep.NTest, rep.ValAccuracy)
 			fmt.Fprintf(w, "%d epochs (best %d, val loss %.4f), %.2f ms/epoch\n",
@@ -92,8 +105,26 @@ be binary (--binary-attr).`,
 	}
 	bind(c, &spec)
 	bind(c, &gf)
-	c.Flags().StringVar(&out, "out", "", "save the trained weights here (.npz, reference layout)")
+	c.Flags().StringVar(&out, "out", "", "save the trained weights here (.npz, reference layout; '-' for stdout); "+
+		"on Ctrl-C or SIGTERM the best weights so far are saved")
 	c.Flags().BoolVar(&quiet, "quiet", false, "no progress output")
 	addJSONFlag(c)
 	return c
+}
+
+// savedOnInterrupt ends a training stopped by Ctrl-C or SIGTERM (err: the
+// context's): with --out the best weights so far are saved and the message
+// says so; the returned error exits with code 130.
+func savedOnInterrupt(res *task.TrainResult, out string, err error) error {
+	f := res.Fit
+	what := fmt.Sprintf("training interrupted after %d epochs (best epoch %d, val loss %.4f, test accuracy %.4f)",
+		f.Epochs, f.BestEpoch, f.BestValLoss, res.TestAccuracy)
+	if out == "" {
+		return fmt.Errorf("%s; nothing saved (give --out to keep the best weights of an interrupted run): %w", what, err)
+	}
+	if serr := res.Trained.Save(out); serr != nil {
+		return fmt.Errorf("%s; saving the best weights failed: %v: %w", what, serr, err)
+	}
+	fmt.Fprintf(lineWriter{}, "%s; best weights so far saved to %s\n", what, out)
+	return fmt.Errorf("%s: best weights saved to %s: %w", what, out, err)
 }

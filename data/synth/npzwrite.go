@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rgnn/rgnn/internal/outfile"
 )
 
 // npyEntry is one array of the archive, streamed from src or from a file.
@@ -39,42 +40,24 @@ func npyHeader(descr string, shape []int64) []byte {
 	return append(b, h...)
 }
 
-// writeNpz writes an uncompressed .npz of the entries to path atomically
-// (a temporary file beside it, fsync, rename). Each entry's source must
-// hold exactly its shape's bytes.
+// writeNpz writes an uncompressed .npz of the entries to path through
+// package outfile (a regular file atomically: a temporary file beside it,
+// fsync, rename; a special file directly). Each entry's source must hold
+// exactly its shape's bytes.
 func writeNpz(path string, entries []npyEntry) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	bw := bufio.NewWriterSize(f, 1<<20)
-	zw := zip.NewWriter(bw)
-	for _, e := range entries {
-		if err = writeEntry(zw, e); err != nil {
-			break
+	return outfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		zw := zip.NewWriter(bw)
+		for _, e := range entries {
+			if err := writeEntry(zw, e); err != nil {
+				return err
+			}
 		}
-	}
-	if err == nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Chmod(0o644) // a data file, not a secret (CreateTemp makes 0600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 func writeEntry(zw *zip.Writer, e npyEntry) error {

@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/rgnn/rgnn/internal/outfile"
 )
 
 // Results files: one result per line as JSON (the Result fields: key,
@@ -25,43 +26,34 @@ func IsResultsFile(path string) bool {
 	return strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, ".jsonl.gz")
 }
 
-// WriteResultsFile writes rs to path (atomically: a temporary file renamed
-// over it).
+// WriteResultsFile writes rs to path through package outfile (a regular
+// file atomically: a temporary file synced and renamed over it; a special
+// file or "-" directly).
 func WriteResultsFile(path string, rs []Result) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".results-*")
-	if err != nil {
-		return fmt.Errorf("results file %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	var w io.Writer = tmp
-	var zw *gzip.Writer
-	if strings.HasSuffix(path, ".gz") {
-		zw = gzip.NewWriter(tmp)
-		w = zw
-	}
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	for _, r := range rs {
-		if err := enc.Encode(r); err != nil {
-			tmp.Close()
-			return fmt.Errorf("results file %s: result %s: %w", path, r.Key, err)
+	err := outfile.Write(path, func(out io.Writer) error {
+		w := out
+		var zw *gzip.Writer
+		if strings.HasSuffix(path, ".gz") {
+			zw = gzip.NewWriter(out)
+			w = zw
 		}
-	}
-	err = bw.Flush()
-	if zw != nil && err == nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		for _, r := range rs {
+			if err := enc.Encode(r); err != nil {
+				return fmt.Errorf("result %s: %w", r.Key, err)
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		if zw != nil {
+			return zw.Close()
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("results file %s: %w", path, err)
+		return fmt.Errorf("results file: %w", err)
 	}
 	return nil
 }

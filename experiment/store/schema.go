@@ -5,10 +5,13 @@ type migration struct{ sqlite, postgres string }
 
 // migrations are applied in order; the database records how many ran
 // (SQLite: PRAGMA user_version; PostgreSQL: the schema_version table).
-// Append new migrations; never edit a released one.
+// Append new migrations; never edit a released one (beyond IF NOT EXISTS,
+// which changes no schema). Every migration runs in one transaction that
+// holds the database's write lock (SQLite) or an advisory lock
+// (PostgreSQL), so concurrent first opens of a store apply it once.
 var migrations = []migration{
 	// 1: results, failures.
-	{sqlite: `CREATE TABLE results (
+	{sqlite: `CREATE TABLE IF NOT EXISTS results (
 		key         TEXT PRIMARY KEY,      -- canonical hash of kind + params
 		kind        TEXT NOT NULL,         -- task kind: train, eval, certify, attack, ...
 		experiment  TEXT NOT NULL,         -- name of the experiment file that produced it
@@ -20,9 +23,9 @@ var migrations = []migration{
 		seconds     REAL NOT NULL,
 		checksum    TEXT NOT NULL          -- sha256 over key, kind, params, metrics, artifacts
 	);
-	CREATE INDEX results_kind ON results(kind);
-	CREATE INDEX results_experiment ON results(experiment);
-	CREATE TABLE failures (
+	CREATE INDEX IF NOT EXISTS results_kind ON results(kind);
+	CREATE INDEX IF NOT EXISTS results_experiment ON results(experiment);
+	CREATE TABLE IF NOT EXISTS failures (
 		key        TEXT PRIMARY KEY,
 		kind       TEXT NOT NULL,
 		experiment TEXT NOT NULL,
@@ -31,7 +34,7 @@ var migrations = []migration{
 		at         TEXT NOT NULL
 	);`,
 		// The same tables; JSON stays TEXT so checksums read the bytes written.
-		postgres: `CREATE TABLE results (
+		postgres: `CREATE TABLE IF NOT EXISTS results (
 		key         TEXT PRIMARY KEY,
 		kind        TEXT NOT NULL,
 		experiment  TEXT NOT NULL,
@@ -43,9 +46,9 @@ var migrations = []migration{
 		seconds     DOUBLE PRECISION NOT NULL,
 		checksum    TEXT NOT NULL
 	);
-	CREATE INDEX results_kind ON results(kind);
-	CREATE INDEX results_experiment ON results(experiment);
-	CREATE TABLE failures (
+	CREATE INDEX IF NOT EXISTS results_kind ON results(kind);
+	CREATE INDEX IF NOT EXISTS results_experiment ON results(experiment);
+	CREATE TABLE IF NOT EXISTS failures (
 		key        TEXT PRIMARY KEY,
 		kind       TEXT NOT NULL,
 		experiment TEXT NOT NULL,
@@ -55,11 +58,11 @@ var migrations = []migration{
 	);`},
 	// 2: settings (the artifact folder of a shared store) and the run queue
 	// with its leases.
-	{sqlite: `CREATE TABLE settings (
+	{sqlite: `CREATE TABLE IF NOT EXISTS settings (
 		name  TEXT PRIMARY KEY,
 		value TEXT NOT NULL
 	);
-	CREATE TABLE queue (
+	CREATE TABLE IF NOT EXISTS queue (
 		key         TEXT PRIMARY KEY,      -- result key of the run
 		kind        TEXT NOT NULL,
 		experiment  TEXT NOT NULL,
@@ -73,12 +76,12 @@ var migrations = []migration{
 		attempts    INTEGER NOT NULL DEFAULT 0,
 		error       TEXT NOT NULL DEFAULT ''
 	);
-	CREATE INDEX queue_claim ON queue(state, priority, enqueued_at, seq);`,
-		postgres: `CREATE TABLE settings (
+	CREATE INDEX IF NOT EXISTS queue_claim ON queue(state, priority, enqueued_at, seq);`,
+		postgres: `CREATE TABLE IF NOT EXISTS settings (
 		name  TEXT PRIMARY KEY,
 		value TEXT NOT NULL
 	);
-	CREATE TABLE queue (
+	CREATE TABLE IF NOT EXISTS queue (
 		key         TEXT PRIMARY KEY,
 		kind        TEXT NOT NULL,
 		experiment  TEXT NOT NULL,
@@ -92,5 +95,5 @@ var migrations = []migration{
 		attempts    INTEGER NOT NULL DEFAULT 0,
 		error       TEXT NOT NULL DEFAULT ''
 	);
-	CREATE INDEX queue_claim ON queue(state, priority, enqueued_at, seq);`},
+	CREATE INDEX IF NOT EXISTS queue_claim ON queue(state, priority, enqueued_at, seq);`},
 }

@@ -92,12 +92,55 @@ type Options struct {
 	// so every later process (on any node) finds it; a PostgreSQL store
 	// needs one given once, on a path every node sees.
 	Artifacts string
+	// Existing opens only a store that exists (read-only commands: a
+	// missing SQLite file, or a PostgreSQL database without rgnn's tables,
+	// is an *[NotFoundError], and nothing is created).
+	Existing bool
+}
+
+// NotFoundError is a store that [OpenWith] with Options.Existing did not
+// find.
+type NotFoundError struct {
+	Path string // the SQLite file, or the PostgreSQL URL without its password
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("store %s does not exist", e.Path)
 }
 
 // IsURL reports whether target names a PostgreSQL database
 // (postgres:// or postgresql://) rather than an SQLite file.
 func IsURL(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// CheckTarget refuses a target that is neither an SQLite path nor a
+// postgres:// URL: another URL scheme (mysql://..., which would otherwise
+// become a folder "mysql:" and an SQLite file in it).
+func CheckTarget(target string) error {
+	if target == "" {
+		return errors.New("store: empty path")
+	}
+	if IsURL(target) {
+		return nil
+	}
+	if scheme, _, ok := strings.Cut(target, "://"); ok && scheme != "" && !strings.ContainsAny(scheme, `/\`) {
+		return fmt.Errorf("store %s: unknown URL scheme %s:// (a store is an SQLite file path or a postgres:// URL)",
+			redactAny(target), scheme)
+	}
+	return nil
+}
+
+// redactAny hides the password of any URL with a user part.
+func redactAny(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || u.User == nil {
+		return target
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
 
 // Open opens (creating if needed) the store at target and applies pending
@@ -109,27 +152,60 @@ func Open(target string) (*Store, error) { return OpenWith(target, Options{}) }
 
 // OpenWith is [Open] with options.
 func OpenWith(target string, o Options) (*Store, error) {
+	if err := CheckTarget(target); err != nil {
+		return nil, err
+	}
 	var s *Store
 	var err error
 	if IsURL(target) {
-		s, err = openPostgres(target)
+		s, err = openPostgres(target, o.Existing)
 	} else {
-		s, err = openSQLite(target)
+		s, err = openSQLite(target, o.Existing)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := s.setArtifacts(o.Artifacts); err != nil {
+	if err := s.setArtifacts(o.Artifacts, o.Existing); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", s.path, err)
 	}
 	return s, nil
 }
 
-func openSQLite(path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+func openSQLite(path string, existing bool) (*Store, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return nil, fmt.Errorf("store %s: not a regular file (an SQLite store is a file rgnn creates)", path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("store %s: %w", path, err)
+	case err != nil && existing:
+		return nil, &NotFoundError{Path: path}
+	case err != nil:
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("store %s: %w", path, err)
+		}
 	}
+	// Opening a fresh file switches it to WAL and migrates it; processes
+	// doing that at once can meet in a lock upgrade that SQLite reports as
+	// SQLITE_BUSY at once instead of waiting (a deadlock between a reader
+	// and a writer): then the open is tried again, for up to a minute.
+	start := time.Now()
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		s, err := trySQLite(path)
+		if err == nil || !isBusy(err) || time.Since(start) > time.Minute {
+			return s, err
+		}
+		time.Sleep(wait + time.Duration(time.Now().UnixNano()%int64(wait)))
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	return strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked")
+}
+
+func trySQLite(path string) (*Store, error) {
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(30000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
 		q.Add("_pragma", p)
@@ -147,12 +223,36 @@ func openSQLite(path string) (*Store, error) {
 	s := &Store{db: db, path: path}
 	if err := s.migrate(len(migrations)); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store %s: %w", path, err)
+		return nil, fmt.Errorf("store %s: %w", path, explainOpen(path, err))
 	}
 	return s, nil
 }
 
-func openPostgres(target string) (*Store, error) {
+// explainOpen adds the reason SQLite does not give ("unable to open
+// database file (14)") when the store's folder does not let us create the
+// file or its journal: a probe file created in the folder names it
+// (permission denied, read-only file system, ...).
+func explainOpen(path string, err error) error {
+	if !strings.Contains(err.Error(), "unable to open") && !strings.Contains(err.Error(), "readonly") &&
+		!strings.Contains(err.Error(), "read-only") {
+		return err
+	}
+	dir := filepath.Dir(path)
+	f, perr := os.CreateTemp(dir, ".rgnn-probe-*")
+	if perr == nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(perr, &pe) {
+		perr = pe.Err
+	}
+	return fmt.Errorf("cannot write in the folder %s (%v): an SQLite store needs to create its file and its "+
+		"journal (-wal, -shm) there; choose a writable folder with --store (%w)", dir, perr, err)
+}
+
+func openPostgres(target string, existing bool) (*Store, error) {
 	shown := redact(target)
 	db, err := sql.Open("pgx", target)
 	if err != nil {
@@ -161,6 +261,18 @@ func openPostgres(target string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	db.SetConnMaxIdleTime(time.Minute)
 	s := &Store{db: db, pg: true, path: shown}
+	if existing {
+		var found bool
+		err := db.QueryRow(`SELECT to_regclass('schema_version') IS NOT NULL`).Scan(&found)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store %s: %w", shown, err)
+		}
+		if !found {
+			db.Close()
+			return nil, &NotFoundError{Path: shown}
+		}
+	}
 	if err := s.migrate(len(migrations)); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store %s: %w", shown, err)
@@ -184,8 +296,9 @@ func redact(target string) string {
 	return u.String()
 }
 
-// setArtifacts decides the artifact folder (see Options.Artifacts).
-func (s *Store) setArtifacts(dir string) error {
+// setArtifacts decides the artifact folder (see Options.Artifacts); a
+// store opened read-only (existing) does not create it.
+func (s *Store) setArtifacts(dir string, existing bool) error {
 	var named string
 	err := s.db.QueryRow(s.rebind(`SELECT value FROM settings WHERE name = ?`), "artifacts").Scan(&named)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -211,11 +324,11 @@ func (s *Store) setArtifacts(dir string) error {
 	default:
 		dir = filepath.Join(filepath.Dir(s.path), "artifacts")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	s.art = dir
-	return nil
+	if existing {
+		return nil
+	}
+	return os.MkdirAll(dir, 0o755)
 }
 
 // rebind turns the ? placeholders of q into PostgreSQL's $1, $2, ... (none
@@ -266,7 +379,12 @@ func (s *Store) version(q queryer) (int, error) {
 	return v, err
 }
 
-// migrate applies the migrations up to number upto.
+// migrate applies the migrations up to number upto. SQLite: in one
+// transaction that takes the write lock when it begins (_txlock=immediate,
+// waiting up to the busy timeout), reading the schema version
+// (PRAGMA user_version, in the file's header) inside it — so processes
+// that open a fresh store at once migrate it once, one after the other,
+// and the later ones find it done.
 func (s *Store) migrate(upto int) error {
 	if s.pg {
 		return s.migratePostgres(upto)
@@ -278,22 +396,29 @@ func (s *Store) migrate(upto int) error {
 	if v > len(migrations) {
 		return fmt.Errorf("database schema version %d is newer than this rgnn (%d)", v, len(migrations))
 	}
+	if v >= upto {
+		return nil
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if v, err = s.version(tx); err != nil { // again, under the write lock
+		return err
+	}
 	for i := v; i < upto; i++ {
-		tx, err := s.db.Begin()
-		if err != nil {
-			return err
-		}
 		if _, err := tx.Exec(migrations[i].sqlite); err != nil {
-			tx.Rollback()
 			return fmt.Errorf("migration %d: %w", i+1, err)
 		}
-		if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %d: %w", i+1, err)
+	}
+	if v < upto {
+		if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", upto)); err != nil {
+			return fmt.Errorf("migration %d: %w", upto, err)
 		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migration %d: %w", i+1, err)
-		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migration to version %d: %w", upto, err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ package memlimit
 import (
 	"bufio"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -33,6 +34,17 @@ func Set() int64 {
 		debug.SetMemoryLimit(limit)
 	}
 	return limit
+}
+
+// Available is the memory a process may use: the runtime's soft limit
+// (GOMEMLIMIT, or what Set applied) when one is set, else Default for this
+// machine; 0 when neither is known. Work is refused before it allocates
+// more than this (estimates in package task).
+func Available() int64 {
+	if l := debug.SetMemoryLimit(-1); l > 0 && l < math.MaxInt64 {
+		return l
+	}
+	return Default(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"))
 }
 
 // Default is Fraction of the smaller of the machine's memory (MemTotal in
