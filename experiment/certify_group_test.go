@@ -318,6 +318,23 @@ grid:
 		t.Skip("the sitting finished before it could be stopped")
 	}
 	cancel()
+	// The saved votes are named by their runs' store keys, which stay the
+	// same from one rgnn version to the next (a sitting resumes after an
+	// upgrade), not by the Go form of the spec.
+	runs, err := e.Expand(DefaultKinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, r := range runs {
+		keys[r.Key] = true
+	}
+	saved, _ := filepath.Glob(filepath.Join(partial, "*.npz"))
+	for _, f := range saved {
+		if !keys[strings.TrimSuffix(filepath.Base(f), ".npz")] {
+			t.Errorf("saved votes %s are not named by a run's key", filepath.Base(f))
+		}
+	}
 	var log syncBuffer
 	env = &Env{Store: st, Kinds: DefaultKinds(), Log: &log}
 	sum, err := Execute(ctx, env, e, RunOptions{Workers: 1, Progress: &log})

@@ -1,9 +1,6 @@
 package experiment
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -37,11 +34,13 @@ func (e *Env) checkpointInterval(def time.Duration) time.Duration {
 }
 
 // voteCheckpoints keeps the partial votes of certify runs in
-// <artifacts>/partial/<spec hash>.npz: written atomically while they
-// sample, read when the run starts again, removed when its votes are
-// stored. The file is named by the run's whole spec (which decides its
-// votes), so a run resumes only its own votes; a file that does not fit
-// (shape, counts) is ignored and the run starts from the first sample.
+// <artifacts>/partial/<run key>.npz: written atomically while they sample,
+// read when the run starts again, removed when its votes are stored. The
+// file is named by the run's store key (its kind and canonical parameters,
+// which decide its votes and stay the same from one rgnn version to the
+// next: testdata/keys.golden), so a run resumes only its own votes, also
+// after an upgrade between two sittings; a file that does not fit (shape,
+// counts) is ignored and the run starts from the first sample.
 type voteCheckpoints struct {
 	env   *Env
 	paths []string
@@ -52,17 +51,17 @@ type voteCheckpoints struct {
 
 func newVoteCheckpoints(env *Env, specs []task.Certify) *voteCheckpoints {
 	dir := env.Store.ArtifactDir()
-	if dir == "" {
+	if dir == "" || env.Kinds == nil {
 		return nil
 	}
 	c := &voteCheckpoints{env: env, paths: make([]string, len(specs)), last: time.Now()}
-	for i, s := range specs {
-		b, err := json.Marshal(s)
+	for i := range specs {
+		key, _, err := env.Kinds.Dependency("certify", ParamsOf(&specs[i]))
 		if err != nil {
+			env.logf("  certify: no checkpoints (a stop loses the votes): %v", err)
 			return nil
 		}
-		h := sha256.Sum256(b)
-		c.paths[i] = filepath.Join(dir, "partial", hex.EncodeToString(h[:16])+".npz")
+		c.paths[i] = filepath.Join(dir, "partial", key+".npz")
 	}
 	return c
 }
