@@ -59,7 +59,7 @@ func targetedTables(rs []row) []Table {
 		if paper {
 			t.Title += " (paper Table 4)"
 			t.Header = []string{"model", "margin", "paper", "Δ", "fail. r.", "paper", "Δ"}
-			t.Caption += " Δ is ours − paper, ✓ when within three of the paper's standard errors. " + nettackGap
+			t.Caption += " Δ is ours − paper, ✓ when within the comparison rule's tolerance 3·√(se_paper² + se_ours²). " + nettackGap
 		}
 		models := map[modelKey]bool{}
 		for _, r := range as {
