@@ -11,6 +11,7 @@ import (
 
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/spf13/cobra"
 )
 
 func TestDataInfo(t *testing.T) {
@@ -134,4 +135,21 @@ func TestCommandErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "edge_index") {
 		t.Errorf("a weights file as --graph: %v", err)
 	}
+}
+
+// TestEveryCommandHasJSON: every command that does work takes --json.
+func TestEveryCommandHasJSON(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+		if !c.Runnable() || c.Name() == "help" || c.Name() == "completion" || c.HasParent() && c.Parent().Name() == "completion" {
+			return
+		}
+		if c.Flags().Lookup("json") == nil && c.InheritedFlags().Lookup("json") == nil {
+			t.Errorf("%s has no --json", c.CommandPath())
+		}
+	}
+	walk(newRootCmd())
 }

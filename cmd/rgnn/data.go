@@ -83,10 +83,17 @@ func newDataFetchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if wantJSON(c) {
+				return writeJSON(c.OutOrStdout(), struct {
+					Dataset string `json:"dataset"`
+					Path    string `json:"path"`
+				}{name, path})
+			}
 			fmt.Fprintln(c.OutOrStdout(), path)
 			return nil
 		},
 	}
+	addJSONFlag(c)
 	c.Flags().String("dataset", "cora_ml", "dataset: "+strings.Join(data.FetchNames(), ", ")+
 		" (unit_test: the black-box robustness unit test of Mujkanovic et al. 2022, for rgnn unittest)")
 	return c
