@@ -34,7 +34,15 @@
 // time left summed from the stored times of runs like those still to do;
 // [NewPlan] lists its runs (`--dry-run`).
 //
-// [Reproduce] runs `rgnn reproduce`: the embedded quick or full experiment
-// ([Reproduction]) or the paper's shipped files on one dataset
-// ([PaperReproduction]), into one store, and writes its report.
+// The embedded experiments of `rgnn reproduce` — the quick or full
+// reproduction ([Reproduction]) and the paper's shipped files on one
+// dataset ([PaperReproduction]) — are read here; package reproduce runs
+// them and renders their report.
+//
+// The files by job: file*.go the experiment file (parsing, checks with
+// lines, --set, the shipped files); kind*.go the task kinds; run*.go the
+// local runner (the environment a run sees, certify groups, checkpoints,
+// continued perturbations); cluster*.go what several processes share
+// (claims and leases, Slurm array scripts); status*.go --status, --dry-run
+// and the time left.
 package experiment

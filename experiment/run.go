@@ -176,7 +176,7 @@ type execution struct {
 	experiments map[string]string  // run key -> experiment that enqueued it (workers)
 	names       map[string]string  // run key -> its experiment (ExecuteAll)
 	// The time left: the grid's runs without a result yet and what runs
-	// like them cost (eta.go).
+	// like them cost (status_eta.go).
 	left map[string]Run
 	cost *costModel
 }
