@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rgnn/rgnn/aggregate"
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/bridge"
+	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/model"
 )
 
@@ -215,7 +217,7 @@ type Attack struct {
 
 // Defaults returns the spec with every parameter at its default.
 func (Train) Defaults() Train {
-	return Train{Data: Data{Dataset: "cora_ml"}, Model: Model{Model: "gcn", Temperature: 1, K: 64, Hidden: 64},
+	return Train{Data: Data{Dataset: "cora_ml"}, Model: Model{Model: "gcn", Temperature: aggregate.DefaultTemperature, K: aggregate.DefaultK, Hidden: 64},
 		Fit: Fit{MaxEpochs: 3000, Patience: 300, LR: 0.01, WeightDecay: 1e-3}}
 }
 
@@ -224,7 +226,7 @@ func (Eval) Defaults() Eval { return Eval{Train: Train{}.Defaults()} }
 
 // Defaults returns the spec with every parameter at its default.
 func (Certify) Defaults() Certify {
-	return Certify{Train: Train{}.Defaults(), Samples: 10000, PreSamples: 100, Alpha: 0.05,
+	return Certify{Train: Train{}.Defaults(), Samples: certify.DefaultSamples, PreSamples: certify.DefaultPreSamples, Alpha: 0.05,
 		SamplePPREps: 1e-4, DegreeBins: 5}
 }
 
@@ -375,7 +377,7 @@ func (c Certify) Validate() error {
 	if err := c.Train.Validate(); err != nil {
 		return err
 	}
-	if err := c.validNoise(); err != nil {
+	if err := c.validCertificate(); err != nil {
 		return err
 	}
 	switch {
@@ -383,8 +385,6 @@ func (c Certify) Validate() error {
 		return bad("samples", c.Samples, "must be in [1, %d]", MaxSamples)
 	case c.PreSamples < 1 || c.PreSamples > MaxSamples:
 		return bad("pre_samples", c.PreSamples, "must be in [1, %d]", MaxSamples)
-	case !(c.Alpha > 0 && c.Alpha < 0.5):
-		return bad("alpha", c.Alpha, "must lie in (0, 0.5)")
 	case !(c.SamplePPREps >= 0) || math.IsInf(c.SamplePPREps, 0):
 		return bad("sample_ppr_eps", c.SamplePPREps, "must be a finite number ≥ 0")
 	case c.DegreeBins < 1:
@@ -399,6 +399,18 @@ func (c Certify) Validate() error {
 // a billion is weeks of sampling for the smallest dataset, and the vote
 // checkpoints count samples in 31 bits.
 const MaxSamples = 1_000_000_000
+
+// validCertificate checks what a certificate is computed from: the flip
+// probabilities (validNoise) and the significance level.
+func (c Certify) validCertificate() error {
+	if err := c.validNoise(); err != nil {
+		return err
+	}
+	if !(c.Alpha > 0 && c.Alpha < 0.5) {
+		return bad("alpha", c.Alpha, "must lie in (0, 0.5)")
+	}
+	return nil
+}
 
 // validNoise checks the flip probabilities: each a probability, either the
 // structure's or the attributes' (the reference certifies one at a time),
