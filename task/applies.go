@@ -23,7 +23,7 @@ var usesNoun = map[string]string{
 	"Temperature":   "temperature",
 	"K":             "top-k",
 	"Normalization": "normalisation variant",
-	"Diffusion":     "diffusion (ppr_eps)",
+	"Diffusion":     "GDC diffusion",
 	"External":      "external command",
 }
 

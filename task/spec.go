@@ -499,6 +499,15 @@ func (a AttackParams) Validate() error {
 	return nil
 }
 
+// OneBudget refuses more than one ε: a stored run (an experiment's perturb
+// or attack run) has one budget, and a list of them is a grid of runs.
+func (a AttackParams) OneBudget() error {
+	if len(a.Epsilons) != 1 {
+		return bad("epsilon", a.Epsilons, "a run has one budget: give a list of ε in a grid block")
+	}
+	return nil
+}
+
 // Validate checks every parameter.
 func (p Perturb) Validate() error {
 	if err := p.Data.Validate(); err != nil {
