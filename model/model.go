@@ -47,9 +47,12 @@ type Model interface {
 	Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var
 }
 
+// DefaultHidden is the reference's number of hidden units.
+const DefaultHidden = 64
+
 // Options configure a model; zero values mean the reference defaults.
 type Options struct {
-	Hidden        int     // hidden units (64)
+	Hidden        int     // hidden units (DefaultHidden)
 	Dropout       float64 // dropout probability (0.5)
 	Temperature   float64 // Soft Medoid temperature (0: the aggregation's default, aggregate.DefaultTemperature)
 	K             int     // top-k for robust aggregations and GDC (graph.DefaultK)
@@ -64,7 +67,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Hidden == 0 {
-		o.Hidden = 64
+		o.Hidden = DefaultHidden
 	}
 	if o.Dropout == 0 {
 		o.Dropout = 0.5

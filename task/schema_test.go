@@ -150,7 +150,7 @@ func TestDefaultsAreTheLibraries(t *testing.T) {
 		got, want any
 	}{
 		{"k", tr.K, aggregate.DefaultK}, {"k (GDC)", tr.K, graph.DefaultK},
-		{"temperature", tr.Temperature, aggregate.DefaultTemperature},
+		{"temperature", tr.Temperature, aggregate.DefaultTemperature}, {"hidden", tr.Hidden, model.DefaultHidden},
 		{"estimate_temperature", Messages{}.Defaults().EstimateTemperature, aggregate.DefaultTemperature},
 		{"samples", c.Samples, certify.DefaultSamples}, {"pre_samples", c.PreSamples, certify.DefaultPreSamples},
 	} {

@@ -217,7 +217,7 @@ type Attack struct {
 
 // Defaults returns the spec with every parameter at its default.
 func (Train) Defaults() Train {
-	return Train{Data: Data{Dataset: "cora_ml"}, Model: Model{Model: "gcn", Temperature: aggregate.DefaultTemperature, K: aggregate.DefaultK, Hidden: 64},
+	return Train{Data: Data{Dataset: "cora_ml"}, Model: Model{Model: "gcn", Temperature: aggregate.DefaultTemperature, K: aggregate.DefaultK, Hidden: model.DefaultHidden},
 		Fit: Fit{MaxEpochs: 3000, Patience: 300, LR: 0.01, WeightDecay: 1e-3}}
 }
 
