@@ -292,9 +292,6 @@ func (s Certify) FromVotes(p *data.Problem, vf *certify.VoteFile, source string,
 	}
 	binning := "fixed lower edges " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(edges)), ","), "[]")
 	if edges == nil {
-		if s.DegreeBins < 1 {
-			return nil, bad("degree_bins", s.DegreeBins, "must be ≥ 1")
-		}
 		edges = certify.QuantileDegreeEdges(degrees, p.Test, s.DegreeBins)
 		binning = fmt.Sprintf("equal frequency, %d bins requested (ties merge bins)", s.DegreeBins)
 	}

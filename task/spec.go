@@ -387,8 +387,6 @@ func (c Certify) Validate() error {
 		return bad("pre_samples", c.PreSamples, "must be in [1, %d]", MaxSamples)
 	case !(c.SamplePPREps >= 0) || math.IsInf(c.SamplePPREps, 0):
 		return bad("sample_ppr_eps", c.SamplePPREps, "must be a finite number ≥ 0")
-	case c.DegreeBins < 1:
-		return bad("degree_bins", c.DegreeBins, "must be ≥ 1")
 	case c.ExternalBatch < 0:
 		return bad("external_batch", c.ExternalBatch, "must be ≥ 0")
 	}
@@ -400,14 +398,18 @@ func (c Certify) Validate() error {
 // checkpoints count samples in 31 bits.
 const MaxSamples = 1_000_000_000
 
-// validCertificate checks what a certificate is computed from: the flip
-// probabilities (validNoise) and the significance level.
+// validCertificate checks what a certificate is computed from (Validate
+// and FromVotes): the flip probabilities (validNoise), the significance
+// level and the degree bins.
 func (c Certify) validCertificate() error {
 	if err := c.validNoise(); err != nil {
 		return err
 	}
 	if !(c.Alpha > 0 && c.Alpha < 0.5) {
 		return bad("alpha", c.Alpha, "must lie in (0, 0.5)")
+	}
+	if c.DegreeBins < 1 {
+		return bad("degree_bins", c.DegreeBins, "must be ≥ 1")
 	}
 	return nil
 }
