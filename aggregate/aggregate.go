@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -22,8 +23,18 @@ type Aggregator interface {
 	Backward(state any, gradOut, gradX *tensor.Dense, gradVals []float32)
 }
 
+// DefaultK is the top-k of the aggregations when Options.K is 0: the
+// reference's 64, shared with GDC (graph.DefaultK).
+const DefaultK = graph.DefaultK
+
+// DefaultTemperature is the Soft Medoid's and the Soft Median's temperature
+// T when Options.Temperature is 0: the reference's 1.
+const DefaultTemperature = 1.0
+
 // Options parameterise the aggregations; zero values mean the reference's
-// defaults (k = 64, T = 1, weight correction on).
+// defaults (DefaultK, DefaultTemperature, weight correction on). Values
+// reach New checked by the spec that took them from a user (package
+// task); New's errors are for programmer misuse.
 type Options struct {
 	K           int     // neighbourhood size of the top-k aggregations
 	Temperature float64 // softmax temperature T
@@ -71,10 +82,10 @@ func Names() []string {
 // New returns the named aggregation.
 func New(name string, o Options) (Aggregator, error) {
 	if o.K == 0 {
-		o.K = 64
+		o.K = DefaultK
 	}
 	if o.Temperature == 0 {
-		o.Temperature = 1
+		o.Temperature = DefaultTemperature
 	}
 	switch {
 	case o.K < 1:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
 )
 
@@ -104,7 +105,7 @@ func (s Spec) Config() Config {
 func (s Spec) LoadDatasets(ctx context.Context, o data.Options) ([]Dataset, error) {
 	var out []Dataset
 	for _, name := range list(s.Datasets) {
-		ds := Dataset{Name: name, K: 64, PPREps: s.PPREps}
+		ds := Dataset{Name: name, K: graph.DefaultK, PPREps: s.PPREps}
 		var err error
 		if name == PubMedLikeName {
 			ds.K = 32

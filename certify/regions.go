@@ -63,10 +63,11 @@ func powInt(x *big.Float, e int) *big.Float {
 	return r
 }
 
-// checkProbs validates a pair of flip probabilities.
+// checkProbs validates a pair of flip probabilities: [0, 1), the range of
+// the specs (task.Certify), whose check is the user-facing one.
 func checkProbs(pPlus, pMinus float64) error {
-	if !(pPlus >= 0 && pPlus <= 1) || !(pMinus >= 0 && pMinus <= 1) {
-		return fmt.Errorf("flip probabilities p+=%v, p-=%v must lie in [0, 1]", pPlus, pMinus)
+	if !(pPlus >= 0 && pPlus < 1) || !(pMinus >= 0 && pMinus < 1) {
+		return fmt.Errorf("flip probabilities p+=%v, p-=%v must lie in [0, 1)", pPlus, pMinus)
 	}
 	if pPlus == 0 && pMinus == 0 {
 		return fmt.Errorf("flip probabilities p+ = p- = 0: no smoothing, nothing to certify")

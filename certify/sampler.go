@@ -16,12 +16,13 @@ type SampleParams struct {
 	PMinusAtt float64 `json:"pf_minus_att"` // attribute 1 → 0
 }
 
-// Validate checks that all probabilities lie in [0, 1] and that something
-// is perturbed.
+// Validate checks that all probabilities lie in [0, 1), the range the
+// specs give users (task.Certify), and that something is perturbed: a
+// programmer's check, the user-facing one is the spec's.
 func (p SampleParams) Validate() error {
 	for _, v := range []float64{p.PPlusAdj, p.PMinusAdj, p.PPlusAtt, p.PMinusAtt} {
-		if !(v >= 0 && v <= 1) {
-			return fmt.Errorf("sample params %+v: probabilities must lie in [0, 1]", p)
+		if !(v >= 0 && v < 1) {
+			return fmt.Errorf("sample params %+v: probabilities must lie in [0, 1)", p)
 		}
 	}
 	if p.PPlusAdj == 0 && p.PMinusAdj == 0 && p.PPlusAtt == 0 && p.PMinusAtt == 0 {

@@ -466,10 +466,18 @@ type VoteFile struct {
 // probKeys are the flip probabilities' keys in a vote file.
 var probKeys = [4]string{"pf_plus_adj", "pf_minus_adj", "pf_plus_att", "pf_minus_att"}
 
+// DefaultSamples is n₁, the samples of the votes, when
+// SmoothOptions.Samples is 0: the reference's 10,000.
+const DefaultSamples = 10_000
+
+// DefaultPreSamples is n₀, the samples of the pre-votes (the top class),
+// when SmoothOptions.PreSamples is 0: the reference's 100.
+const DefaultPreSamples = 100
+
 // SmoothOptions configure Smooth and SmoothMany.
 type SmoothOptions struct {
-	PreSamples int // n₀ (≤ 0: 100)
-	Samples    int // n₁ (≤ 0: 10,000)
+	PreSamples int // n₀ (≤ 0: DefaultPreSamples)
+	Samples    int // n₁ (≤ 0: DefaultSamples)
 	Seed       uint64
 	Workers    int
 	// NewPredictor makes the predictor of one worker (Smooth).
@@ -509,10 +517,10 @@ func Smooth(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions) (*
 // same as Smooth with that predictor alone draws.
 func SmoothMany(ctx context.Context, s *Sampler, numClasses int, o SmoothOptions) ([]*VoteFile, error) {
 	if o.PreSamples <= 0 {
-		o.PreSamples = 100
+		o.PreSamples = DefaultPreSamples
 	}
 	if o.Samples <= 0 {
-		o.Samples = 10000
+		o.Samples = DefaultSamples
 	}
 	vo := VoteOptions{Seed: o.Seed, Workers: o.Workers, NewPredictors: o.NewPredictors, Batch: o.Batch}
 	stage := func(name string) func(int, int) {

@@ -267,7 +267,7 @@ func (r Run) Label() string {
 	var parts []string
 	for _, k := range []string{"dataset", "model", "normalization", "temperature", "seed", "attack", "epsilon", "budget", "p_add", "p_del", "p_add_att", "p_del_att"} {
 		if v, ok := r.Params[k]; ok {
-			if k == "temperature" && !task.UsesOf(fmt.Sprint(r.Params["model"])).Temperature || k == "normalization" && v == "" {
+			if !task.Applies(k, fmt.Sprint(r.Params["model"])) || k == "normalization" && v == "" {
 				continue
 			}
 			if k == "epsilon" && r.Kind == "targeted" && r.Params["budget"] != "epsilon" {

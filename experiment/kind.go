@@ -168,10 +168,11 @@ func DefaultKinds() *Kinds {
 
 // project returns the run parameters of kind k from in: the parameters k
 // declares, with defaults filled in and values converted to their type; a
-// name no kind declares is an error. Parameters the run's model does not use
-// (model.Spec.Uses: the temperature and normalisation of models without
-// them) are kept at their default, so a GCN run has one key whatever a
-// parent block's temperature grid says.
+// name no kind declares is an error. Parameters that do not apply to the
+// run's model (task.Applies: the temperature and normalisation of models
+// without them) are kept at their default, so a GCN run has one key
+// whatever a parent block's temperature grid says; those tagged key:"keep"
+// stay as given, as earlier releases keyed them.
 func (r *Kinds) project(k *Kind, in map[string]any) (store.Params, error) {
 	for name := range in {
 		if name == "kind" {
@@ -187,11 +188,10 @@ func (r *Kinds) project(k *Kind, in map[string]any) (store.Params, error) {
 	}
 	def := task.Fields(k.spec())
 	fields := task.Fields(s)
-	var uses *task.Uses
+	modelName := ""
 	for _, f := range fields {
 		if f.Param == "model" {
-			u := task.UsesOf(f.String())
-			uses = &u
+			modelName = f.String()
 		}
 	}
 	p := store.Params{}
@@ -200,8 +200,7 @@ func (r *Kinds) project(k *Kind, in map[string]any) (store.Params, error) {
 			continue
 		}
 		v := f.ParamValue()
-		unused := uses != nil && (f.Param == "temperature" && !uses.Temperature || f.Param == "normalization" && !uses.Normalization ||
-			f.Param == "external_cmd" && !uses.External)
+		unused := f.Uses != "" && !f.KeyKeep && !task.Applies(f.Param, modelName)
 		if unused {
 			v = def[i].ParamValue()
 		}

@@ -84,10 +84,10 @@ func certifyKind() *Kind {
 // resumes from them (resumed_flips; continued_from and attack_seconds as the
 // saved flips record them).
 func perturbKind() *Kind {
-	return specKind("perturb", "compute a transfer/model-free global attack on the clean graph, store the perturbed graph",
+	return withOneBudget(specKind("perturb", "compute a transfer/model-free global attack on the clean graph, store the perturbed graph",
 		nil, task.Perturb{}.Defaults, func(ctx context.Context, env *Env, s task.Perturb) (*Output, error) {
-			if len(s.Epsilons) != 1 {
-				return nil, fmt.Errorf("parameter epsilon: a run has one budget, got %v", s.Epsilons)
+			if err := s.OneBudget(); err != nil {
+				return nil, err
 			}
 			p, err := env.Problem(ctx, s.Data, s.Seed)
 			if err != nil {
@@ -147,7 +147,7 @@ func perturbKind() *Kind {
 				out.Metrics["attack_seconds"] = prevSecs + res.Budgets[0].Seconds
 			}
 			return out, nil
-		})
+		}))
 }
 
 // attackKind is the global evasion attack on a trained model (trained if
@@ -162,13 +162,32 @@ func perturbKind() *Kind {
 // perturbed_acc; plus budget, flips, added, removed, attack_seconds, mode.
 // Artifact: perturbed_graph.
 func attackKind() *Kind {
-	return specKind("attack", "global evasion attack (transfer from a surrogate GCN, or adaptive) on a trained model",
-		[]string{"train", "perturb"}, task.Attack{}.Defaults, runAttack)
+	return withOneBudget(specKind("attack", "global evasion attack (transfer from a surrogate GCN, or adaptive) on a trained model",
+		[]string{"train", "perturb"}, task.Attack{}.Defaults, runAttack))
+}
+
+// withOneBudget makes k's check of a run (a dry run's included) refuse
+// more than one ε, as running it would (task.AttackParams.OneBudget).
+func withOneBudget(k *Kind) *Kind {
+	v := k.validate
+	k.validate = func(spec any) error {
+		if err := v(spec); err != nil {
+			return err
+		}
+		switch s := spec.(type) {
+		case *task.Perturb:
+			return s.OneBudget()
+		case *task.Attack:
+			return s.OneBudget()
+		}
+		return nil
+	}
+	return k
 }
 
 func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
-	if len(s.Epsilons) != 1 {
-		return nil, fmt.Errorf("parameter epsilon: a run has one budget, got %v", s.Epsilons)
+	if err := s.OneBudget(); err != nil {
+		return nil, err
 	}
 	if s.Targeted() {
 		return nil, fmt.Errorf("attack %s: targeted attacks are runs of kind targeted", s.Attack)

@@ -31,8 +31,17 @@ type GDCConfig struct {
 	Eps float64
 }
 
+// DefaultK is the reference's top-k: the entries kept per row of GDC's PPR
+// matrix and of PPRGo's, and the neighbours of the robust aggregations
+// (package aggregate). The one copy of the default of rgnn's k.
+const DefaultK = 64
+
+// DefaultAlpha is the reference's PPR teleport probability α (GDC, PPRGo,
+// APPNP).
+const DefaultAlpha = 0.15
+
 // DefaultGDCConfig is the reference's GDC setting: α = 0.15, k = 64, exact.
-func DefaultGDCConfig() GDCConfig { return GDCConfig{Alpha: 0.15, K: 64} }
+func DefaultGDCConfig() GDCConfig { return GDCConfig{Alpha: DefaultAlpha, K: DefaultK} }
 
 // Validate checks the parameters.
 func (c GDCConfig) Validate() error {

@@ -47,13 +47,16 @@ type Model interface {
 	Forward(tp *autograd.Tape, g *Graph, x *autograd.Sparse, mode Mode) *autograd.Var
 }
 
+// DefaultHidden is the reference's number of hidden units.
+const DefaultHidden = 64
+
 // Options configure a model; zero values mean the reference defaults.
 type Options struct {
-	Hidden        int     // hidden units (64)
+	Hidden        int     // hidden units (DefaultHidden)
 	Dropout       float64 // dropout probability (0.5)
-	Temperature   float64 // Soft Medoid temperature (1.0)
-	K             int     // top-k for robust aggregations and GDC (64)
-	Alpha         float64 // PPR teleport probability (0.15)
+	Temperature   float64 // Soft Medoid temperature (0: the aggregation's default, aggregate.DefaultTemperature)
+	K             int     // top-k for robust aggregations and GDC (graph.DefaultK)
+	Alpha         float64 // PPR teleport probability (graph.DefaultAlpha)
 	Normalization string  // "" or "alt" (SM† variant)
 	PPREps        float64 // GDC: 0 = exact PPR, > 0 = push approximation with this error
 	Seed          uint64  // initialisation seed
@@ -64,19 +67,16 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Hidden == 0 {
-		o.Hidden = 64
+		o.Hidden = DefaultHidden
 	}
 	if o.Dropout == 0 {
 		o.Dropout = 0.5
 	}
-	if o.Temperature == 0 {
-		o.Temperature = 1
-	}
 	if o.K == 0 {
-		o.K = 64
+		o.K = graph.DefaultK
 	}
 	if o.Alpha == 0 {
-		o.Alpha = 0.15
+		o.Alpha = graph.DefaultAlpha
 	}
 	return o
 }
@@ -87,8 +87,6 @@ func (o Options) validate() error {
 		return fmt.Errorf("hidden units must be ≥ 1, got %d", o.Hidden)
 	case !(o.Dropout >= 0 && o.Dropout < 1):
 		return fmt.Errorf("dropout must be in [0, 1), got %v", o.Dropout)
-	case !(o.Temperature > 0) || math.IsInf(o.Temperature, 0):
-		return fmt.Errorf("temperature must be a positive finite number, got %v", o.Temperature)
 	case o.K < 1:
 		return fmt.Errorf("k must be ≥ 1, got %d", o.K)
 	case !(o.Alpha > 0 && o.Alpha < 1):

@@ -65,7 +65,7 @@ func TestModelNamesAreRegistryNames(t *testing.T) {
 	reg := model.Default(testAggregators)
 	for _, name := range reg.Names() {
 		if s, _ := reg.Lookup(name); s.External {
-			continue // runs as a process: no Go model, no weights file
+			continue // built by its front end, not the registry
 		}
 		o := model.Options{Hidden: 8}
 		m, err := reg.New(name, 3, 2, o)

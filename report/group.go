@@ -9,6 +9,7 @@ import (
 
 	"github.com/rgnn/rgnn/internal/stats"
 	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/task"
 )
 
 // facts returns the registry's facts about a model (zero for a name the
@@ -29,8 +30,8 @@ func modelName(m string) string {
 	return m
 }
 
-// isSoft reports whether the model has a temperature.
-func isSoft(m string) bool { return facts(m).Uses.Temperature }
+// isSoft reports whether the model has a temperature (task.Applies).
+func isSoft(m string) bool { return task.Applies("temperature", m) }
 
 // modelKey identifies a table row: the model and, for the Soft Medoid
 // family, its temperature (and the SM† normalisation).

@@ -93,11 +93,10 @@ func decodeRow(kinds *experiment.Kinds, r store.Result) row {
 // model uses them (task.Applies), its temperature and normalisation.
 func modelKeyOf(m task.Model) modelKey {
 	k := modelKey{Model: m.Model}
-	u := facts(k.Model).Uses
-	if u.Temperature {
+	if task.Applies("temperature", m.Model) {
 		k.T = m.Temperature
 	}
-	if u.Normalization {
+	if task.Applies("normalization", m.Model) {
 		k.Alt = m.Normalization == "alt"
 	}
 	return k

@@ -268,11 +268,8 @@ func (s Certify) Run(ctx context.Context, p *data.Problem, t *Trained, workers i
 // certificate per degree bin: DegreeBins equal-frequency bins, or the
 // given lower bin edges.
 func (s Certify) FromVotes(p *data.Problem, vf *certify.VoteFile, source string, edges []int) (*CertifyResult, error) {
-	if err := s.validNoise(); err != nil {
+	if err := s.validCertificate(); err != nil {
 		return nil, err
-	}
-	if !(s.Alpha > 0 && s.Alpha < 0.5) {
-		return nil, bad("alpha", s.Alpha, "must lie in (0, 0.5)")
 	}
 	if vf.Votes.Nodes != p.NumNodes() || vf.Votes.Classes != p.NumClasses {
 		return nil, fmt.Errorf("%s: votes for %d nodes × %d classes, but %s has %d nodes × %d classes",
@@ -295,9 +292,6 @@ func (s Certify) FromVotes(p *data.Problem, vf *certify.VoteFile, source string,
 	}
 	binning := "fixed lower edges " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(edges)), ","), "[]")
 	if edges == nil {
-		if s.DegreeBins < 1 {
-			return nil, bad("degree_bins", s.DegreeBins, "must be ≥ 1")
-		}
 		edges = certify.QuantileDegreeEdges(degrees, p.Test, s.DegreeBins)
 		binning = fmt.Sprintf("equal frequency, %d bins requested (ties merge bins)", s.DegreeBins)
 	}

@@ -11,10 +11,14 @@
 // [AttackParams]), each field tagged with its parameter name, flag name and
 // one help text. A spec's Defaults() is the only place its defaults live and
 // its Validate() the only place its values are checked; a bad value is a
-// [*FieldError] naming the parameter and the value. Parameters a model does
-// not use (model.Spec.Uses: the temperature of a GCN) are neither validated
-// nor part of a run's identity, and [Attack.Applies] says which parameters
-// an attack takes.
+// [*FieldError] naming the parameter and the value. Where a model parameter
+// applies is declared once, by its field's uses:"Fact" tag naming a
+// model.Spec.Uses fact, and [Applies] is the rule every layer asks: a
+// parameter the model does not use (the temperature of a GCN) is neither
+// validated nor given to the model nor part of a run's identity.
+// [Attack.Applies] says which parameters an attack takes. Defaults are the
+// constants of the libraries (aggregate.DefaultTemperature, graph.DefaultK,
+// certify.DefaultSamples); ranges are checked here, once.
 //
 // [Fields] lists a spec's parameters by reflection over the tags; the CLI
 // makes one flag of each field and experiment files set them by name, so

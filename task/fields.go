@@ -21,6 +21,11 @@ import (
 //	param:"name"   the experiment parameter (and, with _ turned into -, the flag)
 //	flag:"name"    the flag name when it differs ("-": no flag)
 //	cli:"only"     a flag only: experiment files do not have it
+//	uses:"Fact"    applies only to models whose registry entry has Uses.Fact
+//	               (model.Uses; see [Applies]), the one rule every layer asks
+//	key:"omitdefault"  left out of a run's key at its default
+//	key:"keep"     kept in a run's key as given even for a model it does not
+//	               apply to (as earlier releases keyed it)
 //	help:"..."     the one help text of both
 //
 // Embedded structs contribute their fields.
@@ -33,8 +38,14 @@ type Field struct {
 	// run's store key (tag key:"omitdefault"), so that adding it to a kind
 	// keeps the keys, and the stored results, of every earlier run.
 	KeyOmitDefault bool
-	Help           string
-	v              reflect.Value
+	// Uses is the model.Uses fact the parameter needs (tag uses:"…"): it
+	// applies only to models that have it ([Applies]); "" applies to all.
+	Uses string
+	// KeyKeep: the parameter stays in a run's key as given even for a model
+	// it does not apply to (tag key:"keep"), as earlier releases keyed it.
+	KeyKeep bool
+	Help    string
+	v       reflect.Value
 }
 
 // Fields lists the parameters of the spec that ptr points to, in
@@ -70,6 +81,8 @@ func collect(v reflect.Value, out *[]Field) {
 		}
 		f.CLIOnly = sf.Tag.Get("cli") == "only"
 		f.KeyOmitDefault = sf.Tag.Get("key") == "omitdefault"
+		f.KeyKeep = sf.Tag.Get("key") == "keep"
+		f.Uses = sf.Tag.Get("uses")
 		*out = append(*out, f)
 	}
 }

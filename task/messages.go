@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rgnn/rgnn/aggregate"
 	"github.com/rgnn/rgnn/attack/protocol"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/messages"
@@ -33,7 +34,7 @@ type Messages struct {
 // Defaults returns the spec with every parameter at its default: a GCN,
 // the paper's budgets 17, 29 and 50.
 func (Messages) Defaults() Messages {
-	return Messages{Train: Train{}.Defaults(), Target: -1, Budgets: []float64{17, 29, 50}, EstimateTemperature: 1}
+	return Messages{Train: Train{}.Defaults(), Target: -1, Budgets: []float64{17, 29, 50}, EstimateTemperature: aggregate.DefaultTemperature}
 }
 
 // Validate checks every parameter.

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rgnn/rgnn/aggregate"
 	"github.com/rgnn/rgnn/attack"
 	"github.com/rgnn/rgnn/bridge"
+	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/model"
 )
 
@@ -27,22 +29,22 @@ type Model struct {
 	// Model is a registry name (model.Registry). Zero: gcn.
 	Model string `param:"model" help:"model: {models}"`
 	// Temperature of the Soft Medoid / Soft Median (default 1).
-	Temperature float64 `param:"temperature" help:"Soft Medoid / Soft Median temperature T (models that take one)"`
+	Temperature float64 `param:"temperature" uses:"Temperature" help:"Soft Medoid / Soft Median temperature T (models that take one)"`
 	// K is the top-k of the robust aggregations and of GDC (default 64).
-	K int `param:"k" help:"top-k neighbours of the robust aggregations and of GDC (above the number of nodes it selects whole rows, and is clamped to it)"`
+	K int `param:"k" uses:"K" key:"keep" help:"top-k neighbours of the robust aggregations and of GDC (above the number of nodes it selects whole rows, and is clamped to it)"`
 	// Hidden units (default 64).
 	Hidden int `param:"hidden" help:"hidden units"`
 	// Normalization "" (the paper's Eq. 6-7) or "alt" (the appendix's SM†).
-	Normalization string `param:"normalization" help:"Soft Medoid normalisation: \"\" (Eq. 6-7) or \"alt\" (the appendix's SM†)"`
+	Normalization string `param:"normalization" uses:"Normalization" help:"Soft Medoid normalisation: \"\" (Eq. 6-7) or \"alt\" (the appendix's SM†)"`
 	// PPREps selects GDC's PPR: 0 exact, > 0 the push approximation with
 	// this error.
-	PPREps float64 `param:"ppr_eps" help:"GDC: 0 = exact PPR, > 0 = push approximation with this error"`
+	PPREps float64 `param:"ppr_eps" uses:"Diffusion" key:"keep" help:"GDC: 0 = exact PPR, > 0 = push approximation with this error"`
 	// ExternalCmd is the command of the external model (package bridge):
 	// the process rgnn runs and talks to. Part of the model's identity.
-	ExternalCmd string `param:"external_cmd" key:"omitdefault" help:"--model external: the command that runs your model, split like a shell (e.g. \"python3 my_model.py --checkpoint m.pt\"; protocol: docs/BRIDGE.md)"`
+	ExternalCmd string `param:"external_cmd" uses:"External" key:"omitdefault" help:"--model external: the command that runs your model, split like a shell (e.g. \"python3 my_model.py --checkpoint m.pt\"; protocol: docs/BRIDGE.md)"`
 	// ExternalTimeout bounds the external model's start-up and each of its
 	// requests, in seconds (0: bridge.DefaultTimeout).
-	ExternalTimeout float64 `param:"external_timeout" cli:"only" help:"--model external: seconds to wait for the model's start-up and for each reply (0: 600)"`
+	ExternalTimeout float64 `param:"external_timeout" uses:"External" cli:"only" help:"--model external: seconds to wait for the model's start-up and for each reply (0: 600)"`
 }
 
 // Fit is the training protocol (the reference's: Adam, early stopping on
@@ -215,7 +217,7 @@ type Attack struct {
 
 // Defaults returns the spec with every parameter at its default.
 func (Train) Defaults() Train {
-	return Train{Data: Data{Dataset: "cora_ml"}, Model: Model{Model: "gcn", Temperature: 1, K: 64, Hidden: 64},
+	return Train{Data: Data{Dataset: "cora_ml"}, Model: Model{Model: "gcn", Temperature: aggregate.DefaultTemperature, K: aggregate.DefaultK, Hidden: model.DefaultHidden},
 		Fit: Fit{MaxEpochs: 3000, Patience: 300, LR: 0.01, WeightDecay: 1e-3}}
 }
 
@@ -224,7 +226,7 @@ func (Eval) Defaults() Eval { return Eval{Train: Train{}.Defaults()} }
 
 // Defaults returns the spec with every parameter at its default.
 func (Certify) Defaults() Certify {
-	return Certify{Train: Train{}.Defaults(), Samples: 10000, PreSamples: 100, Alpha: 0.05,
+	return Certify{Train: Train{}.Defaults(), Samples: certify.DefaultSamples, PreSamples: certify.DefaultPreSamples, Alpha: 0.05,
 		SamplePPREps: 1e-4, DegreeBins: 5}
 }
 
@@ -252,76 +254,60 @@ func (d Data) Validate() error {
 	return nil
 }
 
-// Validate checks the parameters the model uses.
+// Validate checks the parameters the model uses (Applies).
 func (m Model) Validate() error {
-	s, ok := Models().Lookup(m.Model)
-	if !ok {
+	if _, ok := Models().Lookup(m.Model); !ok {
 		return bad("model", m.Model, "unknown model (known: %s)", strings.Join(Models().Names(), ", "))
 	}
 	if m.Hidden < 1 {
 		return bad("hidden", m.Hidden, "must be ≥ 1")
 	}
-	if s.Uses.Temperature && (!(m.Temperature > 0) || math.IsInf(m.Temperature, 0)) {
+	uses := func(param string) bool { return Applies(param, m.Model) }
+	if uses("temperature") && (!(m.Temperature > 0) || math.IsInf(m.Temperature, 0)) {
 		return bad("temperature", m.Temperature, "must be a positive finite number")
 	}
-	if s.Uses.K && m.K < 1 {
+	if uses("k") && m.K < 1 {
 		return bad("k", m.K, "must be ≥ 1")
 	}
-	if s.Uses.Normalization && m.Normalization != "" && m.Normalization != "alt" {
+	if uses("normalization") && m.Normalization != "" && m.Normalization != "alt" {
 		return bad("normalization", m.Normalization, `must be "" or "alt"`)
 	}
-	if s.Uses.Diffusion && (!(m.PPREps >= 0) || math.IsInf(m.PPREps, 0)) {
+	if uses("ppr_eps") && (!(m.PPREps >= 0) || math.IsInf(m.PPREps, 0)) {
 		return bad("ppr_eps", m.PPREps, "must be a finite number ≥ 0")
 	}
-	if s.Uses.External {
+	if uses("external_cmd") {
 		if strings.TrimSpace(m.ExternalCmd) == "" {
 			return bad("external_cmd", m.ExternalCmd, "model %s needs the command that runs it", m.Model)
 		}
 		if _, err := bridge.Split(m.ExternalCmd); err != nil {
 			return bad("external_cmd", m.ExternalCmd, "%v", err)
 		}
-		if !(m.ExternalTimeout >= 0) || math.IsInf(m.ExternalTimeout, 0) {
-			return bad("external_timeout", m.ExternalTimeout, "must be a finite number of seconds ≥ 0")
-		}
+	}
+	if uses("external_timeout") && (!(m.ExternalTimeout >= 0) || math.IsInf(m.ExternalTimeout, 0)) {
+		return bad("external_timeout", m.ExternalTimeout, "must be a finite number of seconds ≥ 0")
 	}
 	return nil
 }
 
 // CheckGiven refuses a model parameter that a front end's user gave
-// explicitly (given(param)) when none of the models uses it — a
-// temperature for gcn would otherwise be ignored without a word. Values
-// left at their default, and parameters of experiment files (where a
-// grid's temperature applies to the models that take one), are not
-// checked: a run's key keeps such parameters at their default.
+// explicitly (given(param)) when it applies to none of the models
+// (Applies) — a temperature for gcn would otherwise be ignored without a
+// word. Values left at their default, and parameters of experiment files
+// (where a grid's temperature applies to the models that take one), are
+// not checked: a run's key keeps such parameters at their default.
 func (m Model) CheckGiven(models []string, given func(param string) bool) error {
-	type use struct {
-		param, what string
-		uses        func(Uses) bool
-		value       any
-	}
-	for _, u := range []use{
-		{"temperature", "a temperature", func(u Uses) bool { return u.Temperature }, m.Temperature},
-		{"k", "a top-k", func(u Uses) bool { return u.K }, m.K},
-		{"normalization", "a normalisation variant", func(u Uses) bool { return u.Normalization }, m.Normalization},
-	} {
-		if !given(u.param) {
+	for _, f := range Fields(&m) {
+		if f.Uses == "" || !given(f.Param) {
 			continue
 		}
 		used := false
 		for _, name := range models {
-			used = used || u.uses(UsesOf(name))
+			used = used || Applies(f.Param, name)
 		}
-		if used {
-			continue
+		if !used {
+			return bad(f.Param, f.Value(), "%s takes no %s, so it would be ignored (models that take one: %s)",
+				strings.Join(models, ", "), usesNoun[f.Uses], modelsTaking(f.Param))
 		}
-		var takers []string
-		for _, s := range Models().Specs() {
-			if u.uses(s.Uses) {
-				takers = append(takers, s.Name)
-			}
-		}
-		return bad(u.param, u.value, "%s takes no %s, so it would be ignored (models that take one: %s)",
-			strings.Join(models, ", "), strings.TrimPrefix(strings.TrimPrefix(u.what, "a "), "an "), strings.Join(takers, ", "))
 	}
 	return nil
 }
@@ -391,7 +377,7 @@ func (c Certify) Validate() error {
 	if err := c.Train.Validate(); err != nil {
 		return err
 	}
-	if err := c.validNoise(); err != nil {
+	if err := c.validCertificate(); err != nil {
 		return err
 	}
 	switch {
@@ -399,12 +385,8 @@ func (c Certify) Validate() error {
 		return bad("samples", c.Samples, "must be in [1, %d]", MaxSamples)
 	case c.PreSamples < 1 || c.PreSamples > MaxSamples:
 		return bad("pre_samples", c.PreSamples, "must be in [1, %d]", MaxSamples)
-	case !(c.Alpha > 0 && c.Alpha < 0.5):
-		return bad("alpha", c.Alpha, "must lie in (0, 0.5)")
 	case !(c.SamplePPREps >= 0) || math.IsInf(c.SamplePPREps, 0):
 		return bad("sample_ppr_eps", c.SamplePPREps, "must be a finite number ≥ 0")
-	case c.DegreeBins < 1:
-		return bad("degree_bins", c.DegreeBins, "must be ≥ 1")
 	case c.ExternalBatch < 0:
 		return bad("external_batch", c.ExternalBatch, "must be ≥ 0")
 	}
@@ -415,6 +397,22 @@ func (c Certify) Validate() error {
 // a billion is weeks of sampling for the smallest dataset, and the vote
 // checkpoints count samples in 31 bits.
 const MaxSamples = 1_000_000_000
+
+// validCertificate checks what a certificate is computed from (Validate
+// and FromVotes): the flip probabilities (validNoise), the significance
+// level and the degree bins.
+func (c Certify) validCertificate() error {
+	if err := c.validNoise(); err != nil {
+		return err
+	}
+	if !(c.Alpha > 0 && c.Alpha < 0.5) {
+		return bad("alpha", c.Alpha, "must lie in (0, 0.5)")
+	}
+	if c.DegreeBins < 1 {
+		return bad("degree_bins", c.DegreeBins, "must be ≥ 1")
+	}
+	return nil
+}
 
 // validNoise checks the flip probabilities: each a probability, either the
 // structure's or the attributes' (the reference certifies one at a time),
@@ -499,6 +497,15 @@ func (a AttackParams) Validate() error {
 	}
 	if a.BlockSize < 0 {
 		return bad("block_size", a.BlockSize, "must be ≥ 0")
+	}
+	return nil
+}
+
+// OneBudget refuses more than one ε: a stored run (an experiment's perturb
+// or attack run) has one budget, and a list of them is a grid of runs.
+func (a AttackParams) OneBudget() error {
+	if len(a.Epsilons) != 1 {
+		return bad("epsilon", a.Epsilons, "a run has one budget: give a list of ε in a grid block")
 	}
 	return nil
 }
@@ -664,21 +671,21 @@ func parseDegreeBudget(s string) (int, error) {
 }
 
 // options are the model.Options of the spec: parameters the model does not
-// use are left at zero (the library default), so they neither fail its
-// validation nor change it.
+// use (Applies) are left at zero (the library default), so they neither
+// fail its validation nor change it.
 func (m Model) options(seed int) model.Options {
-	s, _ := Models().Lookup(m.Model)
 	o := model.Options{Hidden: m.Hidden, Seed: uint64(seed)}
-	if s.Uses.Temperature {
+	uses := func(param string) bool { return Applies(param, m.Model) }
+	if uses("temperature") {
 		o.Temperature = m.Temperature
 	}
-	if s.Uses.K {
+	if uses("k") {
 		o.K = m.K
 	}
-	if s.Uses.Normalization {
+	if uses("normalization") {
 		o.Normalization = m.Normalization
 	}
-	if s.Uses.Diffusion {
+	if uses("ppr_eps") {
 		o.PPREps = m.PPREps
 	}
 	return o

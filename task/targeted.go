@@ -61,8 +61,10 @@ func (s Targeted) Validate() error {
 	if !s.Targeted() {
 		return bad("attack", s.Attack, "not a targeted attack (targeted: %s)", strings.Join(attack.Default().TargetedNames(), ", "))
 	}
-	if s.Budget == "epsilon" && len(s.Epsilons) != 1 {
-		return bad("epsilon", Format(s.Epsilons), "a targeted run with budget epsilon has one ε")
+	if s.Budget == "epsilon" {
+		if err := s.OneBudget(); err != nil {
+			return err
+		}
 	}
 	if s.TargetsFrom != "" {
 		m := s.Model

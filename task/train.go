@@ -69,11 +69,10 @@ func (t *Trained) Name() string { return t.Spec.Label() }
 
 // Label names a model with its temperature where it takes one.
 func (m Model) Label() string {
-	s, ok := Models().Lookup(m.Model)
 	switch {
-	case ok && s.Uses.Temperature:
+	case Applies("temperature", m.Model):
 		return fmt.Sprintf("%s_T%g", m.Model, m.Temperature)
-	case ok && s.Uses.External:
+	case Applies("external_cmd", m.Model):
 		return fmt.Sprintf("%s(%s)", m.Model, bridge.ShortName(m.ExternalCmd))
 	}
 	return m.Model

@@ -159,7 +159,8 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 }
 
 // checkEpsilons checks that every ε is a fraction, increasing for an
-// incremental attack.
+// incremental attack: a programmer's check, as the values come validated
+// (task.AttackParams.Validate gives users the message).
 func checkEpsilons(spec attack.Spec, eps []float64) error {
 	for _, e := range eps {
 		if !(e >= 0 && e <= 1) {

@@ -75,7 +75,9 @@ func newTargetedRun(cfg TargetedConfig, p *data.Problem) (*targetedRun, error) {
 	return t, nil
 }
 
-// checkTargetedBudget checks the budget rule's fractions and offset.
+// checkTargetedBudget checks the budget rule's fractions and offset: a
+// programmer's check, as the values come validated (task.AttackParams and
+// task.Attack give users the message).
 func checkTargetedBudget(b TargetedBudget) error {
 	for _, e := range b.Epsilons {
 		if !(e > 0 && e <= 100) {
