@@ -139,6 +139,31 @@ type scatterGrads struct {
 	count    int // chunks of the current pass
 }
 
+// rowPass is what the row-parallel aggregations' passes share: the worker
+// pool, gradX's per-chunk parts and Backward's arguments, kept for the row
+// chunks while a backward pass runs.
+type rowPass struct {
+	g              scatterGrads
+	par            par
+	gradOut, gradX *tensor.Dense
+	gradVals       []float32
+}
+
+// backward is Backward's pass: bwd over the rows of a in fixed chunks
+// (par.runFixed) with the arguments set for the chunks, gradX's parts (x
+// with cols columns) reset before and summed into gradX after.
+func (p *rowPass) backward(a *tensor.CSR, cols int, gradOut, gradX *tensor.Dense, gradVals []float32, bwd func(chunk, lo, hi int)) {
+	if gradX != nil {
+		p.g.reset(a, cols)
+	}
+	p.gradOut, p.gradX, p.gradVals = gradOut, gradX, gradVals
+	p.par.runFixed(a.Rows, bwd)
+	p.gradOut, p.gradX, p.gradVals = nil, nil, nil
+	if gradX != nil {
+		p.g.reduce(gradX)
+	}
+}
+
 // reset prepares the buffers for a backward pass over the rows of a into an
 // x with d columns; the buffers are all zero afterwards.
 func (e *scatterGrads) reset(a *tensor.CSR, d int) {

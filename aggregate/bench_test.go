@@ -89,6 +89,29 @@ func cpuSeconds() float64 {
 	return c.Seconds()
 }
 
+// gdcEmbeddings loads dataset ds from dir (binary attributes) and returns
+// its GDC rows (α = 0.15, k = 64) and a first layer's embeddings: the
+// features times a random 0.05·N(0, 1) weight matrix with 64 columns.
+func gdcEmbeddings(tb testing.TB, dir, ds string) (*tensor.CSR, *tensor.Dense) {
+	tb.Helper()
+	g, err := data.Load(context.Background(), ds, data.Options{Dir: dir, BinaryAttr: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, err := graph.GDC(g.Adj, graph.DefaultGDCConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	w := tensor.NewDense(g.Features.Cols, 64)
+	for i := range w.Data {
+		w.Data[i] = float32(0.05 * rng.NormFloat64())
+	}
+	x := tensor.NewDense(a.Rows, 64)
+	tensor.SpMM(x, g.Features, w, false)
+	return a, x
+}
+
 // BenchmarkForwardGDC is the median aggregations' forward on the GDC rows
 // (α = 0.15, k = 64) of cora_ml and citeseer with a first layer's
 // embeddings (binary features times a random 0.05·N(0, 1) weight matrix,
@@ -97,21 +120,7 @@ func cpuSeconds() float64 {
 func BenchmarkForwardGDC(b *testing.B) {
 	dir := fixture.DataDir(b)
 	for _, ds := range []string{"cora_ml", "citeseer"} {
-		g, err := data.Load(context.Background(), ds, data.Options{Dir: dir, BinaryAttr: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		a, err := graph.GDC(g.Adj, graph.DefaultGDCConfig())
-		if err != nil {
-			b.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(7, 7))
-		w := tensor.NewDense(g.Features.Cols, 64)
-		for i := range w.Data {
-			w.Data[i] = float32(0.05 * rng.NormFloat64())
-		}
-		x := tensor.NewDense(a.Rows, 64)
-		tensor.SpMM(x, g.Features, w, false)
+		a, x := gdcEmbeddings(b, dir, ds)
 		for _, name := range []string{"dimmedian", "soft_median"} {
 			b.Run(ds+"/"+name, func(b *testing.B) {
 				agg, _ := New(name, Options{K: 64, Temperature: 0.5})

@@ -15,16 +15,12 @@ import (
 // selected indices are constants of the backward pass.
 type DimMedian struct {
 	st struct {
-		a        *tensor.CSR
-		x, out   *tensor.Dense
-		rowSum   []float64
-		pick     []int32 // per (row, dim): entry position of the median (−1: empty)
-		g        scatterGrads
-		ws       []workspace
-		par      par
-		gradOut  *tensor.Dense
-		gradX    *tensor.Dense
-		gradVals []float32
+		a      *tensor.CSR
+		x, out *tensor.Dense
+		rowSum []float64
+		pick   []int32 // per (row, dim): entry position of the median (−1: empty)
+		ws     []workspace
+		rowPass
 	}
 	fwd, bwd func(chunk, lo, hi int)
 }
@@ -265,17 +261,8 @@ func (m *DimMedian) forwardRows(chunk, lo, hi int) {
 
 // Backward implements Aggregator.
 func (m *DimMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float32) {
-	st := &m.st
-	if gradX != nil {
-		st.g.reset(st.a, st.x.Cols)
-	}
-	st.gradOut, st.gradX, st.gradVals = gradOut, gradX, gradVals
 	m.bind()
-	st.par.runFixed(st.a.Rows, m.bwd)
-	st.gradOut, st.gradX, st.gradVals = nil, nil, nil
-	if gradX != nil {
-		st.g.reduce(gradX)
-	}
+	m.st.backward(m.st.a, m.st.x.Cols, gradOut, gradX, gradVals, m.bwd)
 }
 
 func (m *DimMedian) backwardRows(chunk, lo, hi int) {

@@ -202,22 +202,7 @@ func medianPicksAVX2(x *tensor.Dense, idx []int32, w []float32, target float64, 
 	if d == 0 {
 		return true
 	}
-	for _, j := range idx { // the kernels load rows unchecked
-		if uint(j) >= uint(x.Rows) {
-			panic("aggregate: neighbour index out of range")
-		}
-	}
-	_ = x.Data[x.Rows*d-1]
-	s := 0
-	for dimMedianSizes[s] < nk {
-		s++
-	}
-	wp := grow(ws.wpad, 64) // the weights, zero-padded for the lookups
-	ws.wpad = wp
-	copy(wp, w)
-	clear(wp[nk:])
-	keys := grow(ws.mkeys, 64*8)
-	ws.mkeys = keys
+	s, wp, keys := medianKernelArgs(x, idx, w, ws)
 	coll := grow(ws.coll, (d+7)/8)
 	ws.coll = coll
 	dimMedianAVX2[s](&x.Data[0], 4*d, &idx[0], nk, &wp[0], target, lo, &pick[0], d, &keys[0], &coll[0])
@@ -239,6 +224,30 @@ func medianPicksAVX2(x *tensor.Dense, idx []int32, w []float32, target float64, 
 	return true
 }
 
+// medianKernelArgs readies what every median kernel takes for a row with
+// entries idx and weights w (2 ≤ len(idx) ≤ 64, x.Cols > 0): it checks the
+// neighbour indices (the kernels load rows unchecked) and returns the size
+// class s (dimMedianSizes[s] ≥ len(idx)), the weights zero-padded to 64 for
+// the lookups and the keys' scratch, both from ws.
+func medianKernelArgs(x *tensor.Dense, idx []int32, w []float32, ws *workspace) (s int, wp []float32, keys []uint64) {
+	for _, j := range idx {
+		if uint(j) >= uint(x.Rows) {
+			panic("aggregate: neighbour index out of range")
+		}
+	}
+	_ = x.Data[x.Rows*x.Cols-1]
+	for dimMedianSizes[s] < len(idx) {
+		s++
+	}
+	wp = grow(ws.wpad, 64)
+	ws.wpad = wp
+	copy(wp, w)
+	clear(wp[len(idx):])
+	keys = grow(ws.mkeys, 64*8)
+	ws.mkeys = keys
+	return s, wp, keys
+}
+
 // The kernel choices of medianPicksAVX512: medianAuto is medianPicksVec's;
 // the others are for the tests and benchmarks.
 const (
@@ -256,22 +265,7 @@ func medianPicksAVX512(x *tensor.Dense, idx []int32, w []float32, target float64
 	if d == 0 {
 		return true
 	}
-	for _, j := range idx { // the kernels load rows unchecked
-		if uint(j) >= uint(x.Rows) {
-			panic("aggregate: neighbour index out of range")
-		}
-	}
-	_ = x.Data[x.Rows*d-1]
-	s := 0
-	for dimMedianSizes[s] < nk {
-		s++
-	}
-	wp := grow(ws.wpad, 64) // the weights, zero-padded for the lookups
-	ws.wpad = wp
-	copy(wp, w)
-	clear(wp[nk:])
-	keys := grow(ws.mkeys, 64*8)
-	ws.mkeys = keys
+	s, wp, keys := medianKernelArgs(x, idx, w, ws)
 	if mode == medianExact {
 		dimMedianExact[s](&x.Data[0], 4*d, &idx[0], nk, &wp[0], target, lo, &pick[0], d, &keys[0])
 		return true

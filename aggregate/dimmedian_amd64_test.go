@@ -3,21 +3,14 @@
 package aggregate
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 
-	"github.com/rgnn/rgnn/data"
-	"github.com/rgnn/rgnn/graph"
+	"github.com/rgnn/rgnn/internal/asmcheck"
 	"github.com/rgnn/rgnn/internal/fixture"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -218,21 +211,7 @@ func TestMedianKernelsAVX2Datasets(t *testing.T) {
 	}
 	dir := fixture.DataDir(t)
 	for _, name := range []string{"cora_ml", "citeseer"} {
-		g, err := data.Load(context.Background(), name, data.Options{Dir: dir, BinaryAttr: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := graph.GDC(g.Adj, graph.DefaultGDCConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(7, 7))
-		w := tensor.NewDense(g.Features.Cols, 64)
-		for i := range w.Data {
-			w.Data[i] = float32(0.05 * rng.NormFloat64())
-		}
-		x64 := tensor.NewDense(a.Rows, 64)
-		tensor.SpMM(x64, g.Features, w, false)
+		a, x64 := gdcEmbeddings(t, dir, name)
 		x7 := tensor.NewDense(a.Rows, 7)
 		for r := range a.Rows {
 			copy(x7.Row(r), x64.Row(r)[:7])
@@ -317,29 +296,7 @@ func medianAVX2Weight(rng *rand.Rand, kind int) float32 {
 // TestDimMedianAsmGenerated checks that dimmedian_amd64.s is what
 // dimmedian_gen.go writes (go generate after changing the generator).
 func TestDimMedianAsmGenerated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the generator")
-	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		t.Skipf("no go tool: %v", err)
-	}
-	out := filepath.Join(t.TempDir(), "dimmedian_amd64.s")
-	cmd := exec.Command(goTool, "run", "dimmedian_gen.go", "-o", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go run dimmedian_gen.go: %v\n%s", err, b)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile("dimmedian_amd64.s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("dimmedian_amd64.s differs from dimmedian_gen.go's output: run go generate ./aggregate")
-	}
+	asmcheck.Generated(t, "dimmedian_gen.go", "dimmedian_amd64.s", "./aggregate")
 }
 
 // BenchmarkMedianPicksExact is BenchmarkMedianPicks' 64-entry rows on the

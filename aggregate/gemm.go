@@ -2,6 +2,32 @@ package aggregate
 
 import "github.com/rgnn/rgnn/tensor"
 
+// gemm computes out = a·b (out m×n, a m×k, b k×n, row-major) like
+// tensor.GemmSmall. With AVX-512 (gemm512), n a multiple of 32 and m of 4,
+// four output rows × 32 columns stay in eight 16-lane registers across the
+// inner dimension. Every output element is the same chain of fused
+// multiply-adds over k in order as in the AVX2 kernel, so the bits do not
+// depend on the vector width.
+func gemm(out, a, b []float32, m, k, n int) {
+	if !useAVX512 || n%32 != 0 || m%4 != 0 || len(out) < m*n || len(a) < m*k || len(b) < k*n {
+		tensor.GemmSmall(out, a, b, m, k, n, false)
+		return
+	}
+	gemm512(out, n, a, b, m, k, n)
+}
+
+// gemmDirect is gemmStrided's AVX-512 path: whole 4-row × 32-column tiles
+// stored straight into out. It reports false when it does not apply (always
+// without AVX-512).
+func gemmDirect(out []float32, ldc int, a, b []float32, m, k, n, cols int) bool {
+	if !useAVX512 || n%32 != 0 || m%4 != 0 || cols != n || len(a) < m*k || len(b) < k*n ||
+		len(out) < (m-1)*ldc+n {
+		return false
+	}
+	gemm512(out, ldc, a, b, m, k, n)
+	return true
+}
+
 // gemmStrided computes the first cols columns of a·b (a m×k, b k×n) into
 // out with row stride ldc: out[i*ldc+j] for i < m, j < cols. The kernels
 // need whole vector widths, so unless the AVX-512 kernel can store directly

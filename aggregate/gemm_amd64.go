@@ -46,29 +46,6 @@ func gatherRows512AVX(dst, x *float32, ldx int, rows *int32, m, d int)
 //go:noescape
 func pairCoef512AVX(dst, dist, w, gr *float32, n int, ga, wa float32)
 
-// gemmDirect is gemmStrided's AVX-512 path: whole 4-row × 32-column tiles
-// stored straight into out. It reports false when it does not apply.
-func gemmDirect(out []float32, ldc int, a, b []float32, m, k, n, cols int) bool {
-	if !useAVX512 || n%32 != 0 || m%4 != 0 || cols != n || len(a) < m*k || len(b) < k*n ||
-		len(out) < (m-1)*ldc+n {
-		return false
-	}
-	gemm512(out, ldc, a, b, m, k, n)
-	return true
-}
-
-// gemm computes out = a·b (out m×n, a m×k, b k×n, row-major) like
-// tensor.GemmSmall; with AVX-512, n a multiple of 32 and m of 4, four
-// output rows × 32 columns stay in eight 16-lane registers (the same chain
-// of fused multiply-adds over k per element as the AVX2 kernel).
-func gemm(out, a, b []float32, m, k, n int) {
-	if !useAVX512 || n%32 != 0 || m%4 != 0 || len(out) < m*n || len(a) < m*k || len(b) < k*n {
-		tensor.GemmSmall(out, a, b, m, k, n, false)
-		return
-	}
-	gemm512(out, n, a, b, m, k, n)
-}
-
 // gemm512 is the AVX-512 kernel: out (row stride ldc) = a·b, m a multiple
 // of 4, n of 32, buffers checked by the callers.
 func gemm512(out []float32, ldc int, a, b []float32, m, k, n int) {

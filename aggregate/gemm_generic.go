@@ -4,11 +4,11 @@ package aggregate
 
 import "github.com/rgnn/rgnn/tensor"
 
-// gemm computes out = a·b (out m×n, a m×k, b k×n, row-major).
-func gemm(out, a, b []float32, m, k, n int) { tensor.GemmSmall(out, a, b, m, k, n, false) }
-
-// gemmDirect has no portable fast path.
-func gemmDirect(out []float32, ldc int, a, b []float32, m, k, n, cols int) bool { return false }
+// gemm512 is never called here (useAVX512 is false): gemm and gemmDirect
+// (gemm.go) take the portable path.
+func gemm512(out []float32, ldc int, a, b []float32, m, k, n int) {
+	panic("aggregate.gemm512: no AVX-512 kernel in this build")
+}
 
 // hasTranspose16 reports whether transpose16 has a vector kernel here.
 const hasTranspose16 = false

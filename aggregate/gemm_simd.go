@@ -12,31 +12,6 @@ import (
 // useAVX512 selects the 16-lane kernel where the CPU has AVX-512F.
 var useAVX512 = archsimd.X86.AVX512()
 
-// gemmDirect is gemmStrided's AVX-512 path: whole 4-row × 32-column tiles
-// stored straight into out. It reports false when it does not apply.
-func gemmDirect(out []float32, ldc int, a, b []float32, m, k, n, cols int) bool {
-	if !useAVX512 || n%32 != 0 || m%4 != 0 || cols != n || len(a) < m*k || len(b) < k*n ||
-		len(out) < (m-1)*ldc+n {
-		return false
-	}
-	gemm512(out, ldc, a, b, m, k, n)
-	return true
-}
-
-// gemm computes out = a·b (out m×n, a m×k, b k×n, row-major) like
-// tensor.GemmSmall. With AVX-512 and n a multiple of 32, m of 4, four output
-// rows × 32 columns stay in eight 16-lane registers across the inner
-// dimension. Every output element is the same chain of fused multiply-adds
-// over k in order as in the AVX2 kernel, so the bits do not depend on the
-// vector width.
-func gemm(out, a, b []float32, m, k, n int) {
-	if !useAVX512 || n%32 != 0 || m%4 != 0 || len(out) < m*n || len(a) < m*k || len(b) < k*n {
-		tensor.GemmSmall(out, a, b, m, k, n, false)
-		return
-	}
-	gemm512(out, n, a, b, m, k, n)
-}
-
 // gemm512 is the AVX-512 kernel: out (row stride ldc) = a·b, m a multiple
 // of 4, n of 32, len(b) ≥ k·n (callers check).
 //
@@ -250,6 +225,11 @@ func weightedSum(o, x []float32, ldx int, c []float32) {
 // the sums of 32, then 8 columns stay in registers while the rows stream
 // past, each element the chain of fused multiply-adds over i in order
 // (the default build's weightedSumAVX2).
+//
+// Deliberate speed copy of weightedSum's 16-lane loops: archsimd's
+// Float32x8 and Float32x16 are distinct types with no common interface the
+// compiler turns into vector instructions (a generic body would call each
+// MulAdd through a dictionary), so each width has its own loops.
 func weightedSum8(o, x []float32, ldx int, c []float32) {
 	n, m := len(o), len(c)
 	_ = x[(m-1)*ldx+n-1]

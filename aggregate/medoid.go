@@ -13,16 +13,12 @@ import (
 type KMedoid struct {
 	k  int
 	st struct {
-		a        *tensor.CSR
-		x, out   *tensor.Dense
-		rowSum   []float64
-		arg      []int // entry position of the medoid per row (−1: empty row)
-		g        scatterGrads
-		ws       []workspace
-		par      par
-		gradOut  *tensor.Dense
-		gradX    *tensor.Dense
-		gradVals []float32
+		a      *tensor.CSR
+		x, out *tensor.Dense
+		rowSum []float64
+		arg    []int // entry position of the medoid per row (−1: empty row)
+		ws     []workspace
+		rowPass
 	}
 	fwd, bwd func(chunk, lo, hi int)
 }
@@ -99,17 +95,8 @@ func (m *KMedoid) forwardRows(chunk, lo, hi int) {
 
 // Backward implements Aggregator.
 func (m *KMedoid) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float32) {
-	st := &m.st
-	if gradX != nil {
-		st.g.reset(st.a, st.x.Cols)
-	}
-	st.gradOut, st.gradX, st.gradVals = gradOut, gradX, gradVals
 	m.bind()
-	st.par.runFixed(st.a.Rows, m.bwd)
-	st.gradOut, st.gradX, st.gradVals = nil, nil, nil
-	if gradX != nil {
-		st.g.reduce(gradX)
-	}
+	m.st.backward(m.st.a, m.st.x.Cols, gradOut, gradX, gradVals, m.bwd)
 }
 
 func (m *KMedoid) backwardRows(chunk, lo, hi int) {

@@ -29,12 +29,8 @@ type SoftMedian struct {
 		dist  []float64 // dist per entry (unscaled by √d)
 		norm  []float64 // Σ s A per row
 		pick  []int32
-		g     scatterGrads
 		ws    []workspace
-		par   par
-		// Backward's arguments, for the row chunks.
-		gradOut, gradX *tensor.Dense
-		gradVals       []float32
+		rowPass
 	}
 	fwd, bwd func(chunk, lo, hi int) // bound once: method values allocate
 }
@@ -161,18 +157,10 @@ func (m *SoftMedian) forwardRows(chunk, lo, hi int) {
 // Backward implements Aggregator.
 func (m *SoftMedian) Backward(_ any, gradOut, gradX *tensor.Dense, gradVals []float32) {
 	st := &m.st
-	if gradX != nil {
-		st.g.reset(st.a, st.x.Cols)
-	}
-	st.gradOut, st.gradX, st.gradVals = gradOut, gradX, gradVals
 	chunks, _ := fixedChunks(st.a.Rows)
 	st.ws = grow(st.ws, chunks)
 	m.bind()
-	st.par.runFixed(st.a.Rows, m.bwd)
-	st.gradOut, st.gradX, st.gradVals = nil, nil, nil
-	if gradX != nil {
-		st.g.reduce(gradX)
-	}
+	st.backward(st.a, st.x.Cols, gradOut, gradX, gradVals, m.bwd)
 }
 
 func (m *SoftMedian) backwardRows(chunk, lo, hi int) {

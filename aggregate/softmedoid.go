@@ -37,16 +37,12 @@ type softState struct {
 	selPtr  []int // per row: start of its selected entries in sel
 	distPtr []int // per row: start of its nk×nk distances in dist
 	dist    []float32
-	sel     []int     // selected entry positions (into a's entries)
-	shat    []float64 // ŝ per selected entry
-	soft    []float64 // s per selected entry
-	norm    []float64 // Σ_b s_b w_b per row
-	grads   scatterGrads
+	sel     []int       // selected entry positions (into a's entries)
+	shat    []float64   // ŝ per selected entry
+	soft    []float64   // s per selected entry
+	norm    []float64   // Σ_b s_b w_b per row
 	ws      []workspace // per chunk
-	par     par
-	// Backward's arguments, for the row chunks.
-	gradOut, gradX *tensor.Dense
-	gradVals       []float32
+	rowPass
 }
 
 // Name implements Aggregator.
@@ -463,20 +459,12 @@ func (st *softState) rowDist(ws *workspace, r, nk int) []float32 {
 // Backward implements Aggregator.
 func (m *SoftKMedoid) Backward(state any, gradOut, gradX *tensor.Dense, gradVals []float32) {
 	st := state.(*softState)
-	if gradX != nil {
-		st.grads.reset(st.a, st.x.Cols)
-	}
-	st.gradOut, st.gradX, st.gradVals = gradOut, gradX, gradVals
 	chunks, _ := fixedChunks(st.a.Rows)
 	st.ws = grow(st.ws, chunks)
 	if m.bwd == nil {
 		m.fwd, m.bwd = m.forwardRows, m.backwardRows
 	}
-	st.par.runFixed(st.a.Rows, m.bwd)
-	st.gradOut, st.gradX, st.gradVals = nil, nil, nil
-	if gradX != nil {
-		st.grads.reduce(gradX)
-	}
+	st.backward(st.a, st.x.Cols, gradOut, gradX, gradVals, m.bwd)
 }
 
 // backwardRows is Backward for rows [lo, hi) with chunk's scratch.
@@ -492,7 +480,7 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 	ws.gy = gy
 	var pg *scatterGrads // the gradient rows to prefetch (none without ∂x)
 	if gradX != nil {
-		pg = &st.grads
+		pg = &st.g
 	}
 	for r := lo; r < hi; r++ {
 		if r+1 < hi {
@@ -616,7 +604,7 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 			if d >= smallD {
 				gemm(tmp, cm, xs, nk, ld, d)
 				for i, pi := range sel {
-					tensor.Axpy(st.grads.row(chunk, int(a.Indices[pi])), tmp[i*d:(i+1)*d], -1)
+					tensor.Axpy(st.g.row(chunk, int(a.Indices[pi])), tmp[i*d:(i+1)*d], -1)
 				}
 				continue
 			}
@@ -628,7 +616,7 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 				weightedSum(tmp[t*nk:(t+1)*nk], cm, ld, xt[t*ld:(t+1)*ld])
 			}
 			for i, pi := range sel {
-				gj := st.grads.row(chunk, int(a.Indices[pi]))
+				gj := st.g.row(chunk, int(a.Indices[pi]))
 				for t := range gj {
 					gj[t] -= tmp[t*nk+i]
 				}

@@ -1,8 +1,6 @@
 package certify
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,19 +13,7 @@ import (
 // and probabilities in [0, 1]. Seeds: a file written by Smooth, one in the
 // reference's two-array form and, when present, reference vote files.
 func FuzzLoadVotes(f *testing.F) {
-	adj := undirected(f, 12, [][2]int{{0, 1}, {1, 2}, {5, 6}})
-	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.05, PMinusAdj: 0.3})
-	if err != nil {
-		f.Fatal(err)
-	}
-	vf, err := Smooth(context.Background(), s, 3, SmoothOptions{PreSamples: 20, Samples: 200, Seed: 4, NewPredictor: degreeParity(3)})
-	if err != nil {
-		f.Fatal(err)
-	}
-	path := filepath.Join(f.TempDir(), "votes.npz")
-	if err := vf.Save(path); err != nil {
-		f.Fatal(err)
-	}
+	_, path := smallVoteFile(f)
 	for _, b := range fuzzseed.Files(f, path) {
 		f.Add(b)
 	}

@@ -291,20 +291,29 @@ func TestVotesErrorsAndCancel(t *testing.T) {
 	}
 }
 
-func TestSmoothSaveLoad(t *testing.T) {
-	adj := undirected(t, 12, [][2]int{{0, 1}, {1, 2}, {5, 6}})
+// smallVoteFile smooths degreeParity(3) on a 12-node graph (20 pre-samples,
+// 200 samples, seed 4) and saves the votes in a temporary folder: the
+// vote file and its path.
+func smallVoteFile(tb testing.TB) (*VoteFile, string) {
+	tb.Helper()
+	adj := undirected(tb, 12, [][2]int{{0, 1}, {1, 2}, {5, 6}})
 	s, err := NewSampler(adj, nil, SampleParams{PPlusAdj: 0.05, PMinusAdj: 0.3})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	vf, err := Smooth(context.Background(), s, 3, SmoothOptions{PreSamples: 20, Samples: 200, Seed: 4, NewPredictor: degreeParity(3)})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "votes.npz")
+	path := filepath.Join(tb.TempDir(), "votes.npz")
 	if err := vf.Save(path); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return vf, path
+}
+
+func TestSmoothSaveLoad(t *testing.T) {
+	vf, path := smallVoteFile(t)
 	got, err := LoadVotes(path)
 	if err != nil {
 		t.Fatal(err)

@@ -66,17 +66,21 @@ func readNodeList(r io.Reader, n int, name string) ([]int, error) {
 
 // CheckNodeList verifies a list of node ids of a graph with n nodes:
 // non-empty, every id in [0, n), none repeated.
-func CheckNodeList(ids []int, n int) error {
+func CheckNodeList(ids []int, n int) error { return CheckIDs(ids, n, "node") }
+
+// CheckIDs is CheckNodeList with the ids called what ("node", "target")
+// in its errors.
+func CheckIDs(ids []int, n int, what string) error {
 	if len(ids) == 0 {
-		return fmt.Errorf("empty node list")
+		return fmt.Errorf("empty %s list", what)
 	}
 	seen := make(map[int]int, len(ids))
 	for i, u := range ids {
 		if u < 0 || u >= n {
-			return fmt.Errorf("node %d (entry %d) outside [0, %d)", u, i+1, n)
+			return fmt.Errorf("%s %d (entry %d) outside [0, %d)", what, u, i+1, n)
 		}
 		if j, dup := seen[u]; dup {
-			return fmt.Errorf("node %d repeated (entries %d and %d)", u, j+1, i+1)
+			return fmt.Errorf("%s %d repeated (entries %d and %d)", what, u, j+1, i+1)
 		}
 		seen[u] = i
 	}

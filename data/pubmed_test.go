@@ -79,6 +79,38 @@ func writePubMedShaped(t *testing.T, path string, missing int) {
 	}
 }
 
+// fetchRefusedThenRecorded fetches dataset name (a server's file, no
+// known sha256) into a new folder twice: the file bad must be refused with
+// an error naming want and discarded, the file good then kept with its
+// sha256 recorded. It returns the folder, good's path there and the
+// server's URL (it serves good until the test ends).
+func fetchRefusedThenRecorded(t *testing.T, name, good, bad, want string) (dir, path, url string) {
+	t.Helper()
+	serve := bad
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, serve) }))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	dir = t.TempDir()
+	if _, err := Fetch(ctx, name, dir, FetchOptions{URL: srv.URL}); err == nil ||
+		!strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "discarded") {
+		t.Fatalf("refused file: err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, name+".npz")); !os.IsNotExist(err) {
+		t.Fatalf("the refused file was kept: %v", err)
+	}
+	serve = good
+	path, err := Fetch(ctx, name, dir, FetchOptions{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile(path + shaSuffix)
+	sum, _ := fileSHA256(good)
+	if err != nil || strings.TrimSpace(string(rec)) != sum {
+		t.Fatalf("recorded %q (%v), want %s", rec, err, sum)
+	}
+	return dir, path, srv.URL
+}
+
 // TestPubMedFirstDownload: PubMed has no known sha256. Its first download
 // is checked against the paper's dataset table and its sha256 recorded;
 // later loads check the file against the record; a file of another shape
@@ -88,35 +120,9 @@ func TestPubMedFirstDownload(t *testing.T) {
 	good, bad := filepath.Join(src, "good.npz"), filepath.Join(src, "bad.npz")
 	writePubMedShaped(t, good, 0)
 	writePubMedShaped(t, bad, 5)
-	serve := good
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, serve) }))
-	defer srv.Close()
+	dir, path, url := fetchRefusedThenRecorded(t, "pubmed", good, bad, "44319 edges")
 	ctx := context.Background()
-
-	dir := t.TempDir()
-	serve = bad
-	if _, err := Fetch(ctx, "pubmed", dir, FetchOptions{URL: srv.URL}); err == nil ||
-		!strings.Contains(err.Error(), "44319 edges") || !strings.Contains(err.Error(), "discarded") {
-		t.Fatalf("wrong shape: err = %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "pubmed.npz")); !os.IsNotExist(err) {
-		t.Fatalf("the refused file was kept: %v", err)
-	}
-
-	serve = good
-	path, err := Fetch(ctx, "pubmed", dir, FetchOptions{URL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := os.ReadFile(path + shaSuffix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := fileSHA256(good)
-	if strings.TrimSpace(string(rec)) != want {
-		t.Fatalf("recorded %q, want %s", rec, want)
-	}
-	g, err := Load(ctx, "pubmed", Options{Dir: dir, Fetch: FetchOptions{URL: srv.URL + "/unused"}})
+	g, err := Load(ctx, "pubmed", Options{Dir: dir, Fetch: FetchOptions{URL: url + "/unused"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +131,7 @@ func TestPubMedFirstDownload(t *testing.T) {
 	}
 	// A changed file no longer matches its record.
 	writePubMedShaped(t, path, 1)
-	if _, err := Fetch(ctx, "pubmed", dir, FetchOptions{URL: srv.URL}); err == nil || !strings.Contains(err.Error(), "recorded") {
+	if _, err := Fetch(ctx, "pubmed", dir, FetchOptions{URL: url}); err == nil || !strings.Contains(err.Error(), "recorded") {
 		t.Fatalf("changed file: err = %v", err)
 	}
 }

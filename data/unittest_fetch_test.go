@@ -2,9 +2,6 @@ package data
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,28 +18,8 @@ func TestUnitTestFetch(t *testing.T) {
 	good, bad := filepath.Join(src, "good.npz"), filepath.Join(src, "bad.npz")
 	unittestfile.Write(t, good, unittestfile.Options{Nodes: 30})
 	unittestfile.Write(t, bad, unittestfile.Options{Nodes: 30, Models: []string{"gcn", "svd_gcn"}})
-	serve := bad
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, serve) }))
-	defer srv.Close()
+	dir, _, _ := fetchRefusedThenRecorded(t, "unit_test", good, bad, "jaccard_gcn")
 	ctx := context.Background()
-	dir := t.TempDir()
-	if _, err := Fetch(ctx, "unit_test", dir, FetchOptions{URL: srv.URL}); err == nil ||
-		!strings.Contains(err.Error(), "jaccard_gcn") || !strings.Contains(err.Error(), "discarded") {
-		t.Fatalf("incomplete file: err = %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "unit_test.npz")); !os.IsNotExist(err) {
-		t.Fatalf("the refused file was kept: %v", err)
-	}
-	serve = good
-	path, err := Fetch(ctx, "unit_test", dir, FetchOptions{URL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := os.ReadFile(path + shaSuffix)
-	want, _ := fileSHA256(good)
-	if err != nil || strings.TrimSpace(string(rec)) != want {
-		t.Fatalf("recorded %q (%v), want %s", rec, err, want)
-	}
 	if _, err := Load(ctx, "unit_test", Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "not a graph") {
 		t.Fatalf("loading the unit test as a graph: %v", err)
 	}

@@ -20,6 +20,34 @@ fixed: {dataset: citeseer, model: gcn, max_epochs: 2}
 grid: {seed: [0, 1, 2, 3, 4, 5, 6, 7], kind: [train]}
 `
 
+// inProcesses runs do for n processes at once, each with its own
+// connection to the SQLite file path (as separate `rgnn run` processes
+// have; closed when the test ends) in its Env, and returns their
+// summaries. An error of one fails the test.
+func inProcesses(t *testing.T, path, dataDir string, n int, do func(i int, env *Env) (Summary, error)) []Summary {
+	t.Helper()
+	var wg sync.WaitGroup
+	sums := make([]Summary, n)
+	for i := range sums {
+		st, err := store.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			sums[i], err = do(i, &Env{Store: st, Kinds: DefaultKinds(), DataDir: dataDir})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	return sums
+}
+
 // TestTwoProcessesSplitAGrid: two Executes of one grid on one SQLite file
 // (each with its own connection, as two `rgnn run` processes) split the
 // runs instead of each running them all, and both finish with the grid
@@ -31,26 +59,9 @@ func TestTwoProcessesSplitAGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	sums := make([]Summary, 2)
-	for i := range sums {
-		st, err := store.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			env := &Env{Store: st, Kinds: DefaultKinds(), DataDir: dir}
-			var err error
-			sums[i], err = Execute(context.Background(), env, e, RunOptions{Worker: fmt.Sprintf("p%d", i)})
-			if err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
+	sums := inProcesses(t, path, dir, 2, func(i int, env *Env) (Summary, error) {
+		return Execute(context.Background(), env, e, RunOptions{Worker: fmt.Sprintf("p%d", i)})
+	})
 	ran := sums[0].Ran + sums[1].Ran
 	if ran != 8 || sums[0].Ran+sums[0].AlreadyDone+sums[0].ByOthers != 8 || sums[1].Ran+sums[1].AlreadyDone+sums[1].ByOthers != 8 {
 		t.Fatalf("runs executed %d times in all (want 8): %+v", ran, sums)
@@ -98,26 +109,9 @@ func TestWorkersFinishAGridAfterOneDies(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	var wg sync.WaitGroup
-	sums := make([]Summary, 3)
-	for i := range sums {
-		s, err := store.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			env := &Env{Store: s, Kinds: DefaultKinds(), DataDir: dir}
-			var err error
-			sums[i], err = Work(ctx, env, WorkOptions{Worker: fmt.Sprintf("w%d", i), Lease: 10 * time.Second})
-			if err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
+	sums := inProcesses(t, path, dir, 3, func(i int, env *Env) (Summary, error) {
+		return Work(ctx, env, WorkOptions{Worker: fmt.Sprintf("w%d", i), Lease: 10 * time.Second})
+	})
 	if n := sums[0].Ran + sums[1].Ran + sums[2].Ran; n != 8 {
 		t.Fatalf("%d runs executed, want 8: %+v", n, sums)
 	}

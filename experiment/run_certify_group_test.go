@@ -8,31 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rgnn/rgnn/data/synth"
 	"github.com/rgnn/rgnn/experiment/store"
+	"github.com/rgnn/rgnn/internal/testio"
 )
 
 // syncBuffer is a log sink for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testio.Buffer
 
 // pubmedGraph writes a PubMed-shaped generated graph of n nodes (seed 0)
 // into a temporary folder and returns its path.
@@ -147,32 +132,41 @@ grid:
 	}
 }
 
-// TestCertifyGroupDropsAFailingMember: a member of a shared-sample group
-// that fails (here svd_gcn, whose training failed before) leaves the group;
-// the others are stored, and its own run fails with its own error.
-func TestCertifyGroupDropsAFailingMember(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
+// smallCertifyGrid parses a certify grid named name over models (a YAML
+// list) on a 300-node PubMed-shaped graph (5 epochs, 8 samples), opens a
+// store in a temporary folder (closed when the test ends) and expands the
+// grid.
+func smallCertifyGrid(t *testing.T, name, models string) (*Experiment, *store.Store, *Kinds, []Run) {
+	t.Helper()
 	graphPath := pubmedGraph(t, 300)
 	e, err := Parse([]byte(`
-name: dropmember
+name: ` + name + `
 fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 8, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0}
 grid:
-  model: [gcn, svd_gcn, gdc]
+  model: ` + models + `
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(filepath.Join(dir, "results.db"))
+	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	kinds := DefaultKinds()
 	runs, err := e.Expand(kinds)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e, st, kinds, runs
+}
+
+// TestCertifyGroupDropsAFailingMember: a member of a shared-sample group
+// that fails (here svd_gcn, whose training failed before) leaves the group;
+// the others are stored, and its own run fails with its own error.
+func TestCertifyGroupDropsAFailingMember(t *testing.T) {
+	ctx := context.Background()
+	e, st, kinds, runs := smallCertifyGrid(t, "dropmember", "[gcn, svd_gcn, gdc]")
 	for _, r := range runs { // svd_gcn's training failed before
 		if r.Params["model"] == "svd_gcn" {
 			key, kp, err := kinds.Dependency("train", r.Params)
@@ -216,27 +210,7 @@ grid:
 // grid share their samples again instead of running one by one.
 func TestCertifyGroupTakesExpiredClaims(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	graphPath := pubmedGraph(t, 300)
-	e, err := Parse([]byte(`
-name: expired
-fixed: {dataset: ` + graphPath + `, max_epochs: 5, samples: 8, pre_samples: 2, p_del: 0.3, kind: certify, seed: 0}
-grid:
-  model: [gcn, gdc, appnp]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(filepath.Join(dir, "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	kinds := DefaultKinds()
-	runs, err := e.Expand(kinds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, st, kinds, runs := smallCertifyGrid(t, "expired", "[gcn, gdc, appnp]")
 	if _, err := Enqueue(ctx, st, e.Name, runs, false); err != nil {
 		t.Fatal(err)
 	}

@@ -187,30 +187,13 @@ func (e *Env) artifact(ctx context.Context, res store.Result, name string) (stri
 		return "", fmt.Errorf("artifact %s of run %s: unknown kind %q", name, res.Key, res.Kind)
 	}
 	flightKey := "artifact " + sha
-	e.mu.Lock()
-	if e.flights == nil {
-		e.flights = map[string]*flight{}
+	f, lead, err := e.joinFlight(ctx, flightKey)
+	if err != nil {
+		return "", err
 	}
-	f, running := e.flights[flightKey]
-	if !running {
-		f = &flight{done: make(chan struct{})}
-		e.flights[flightKey] = f
-	}
-	e.mu.Unlock()
-	if running {
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	} else {
+	if lead {
 		func() {
-			defer func() {
-				close(f.done)
-				e.mu.Lock()
-				delete(e.flights, flightKey)
-				e.mu.Unlock()
-			}()
+			defer e.landFlight(flightKey, f)
 			e.logf("  %s of %s run %s is not in the artifact folder (imported without it): recomputing the run", name, res.Kind, res.Key)
 			out, err := k.Run(ctx, e, res.Params)
 			switch {
@@ -227,6 +210,40 @@ func (e *Env) artifact(ctx context.Context, res store.Result, name string) (stri
 		return "", f.err
 	}
 	return e.Store.OpenArtifact(sha)
+}
+
+// joinFlight returns the flight of key: a new one that the caller leads
+// (lead: it must call landFlight when done), or the one already running,
+// once it has landed (err: ctx ended first).
+func (e *Env) joinFlight(ctx context.Context, key string) (f *flight, lead bool, err error) {
+	e.mu.Lock()
+	if e.flights == nil {
+		e.flights = map[string]*flight{}
+	}
+	f, running := e.flights[key]
+	if !running {
+		f = &flight{done: make(chan struct{})}
+		e.flights[key] = f
+	}
+	e.mu.Unlock()
+	if !running {
+		return f, true, nil
+	}
+	select {
+	case <-f.done:
+		return f, false, nil
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+}
+
+// landFlight ends the flight of key that the caller led: its waiters wake
+// up, and the next joinFlight of key leads a new one.
+func (e *Env) landFlight(key string, f *flight) {
+	close(f.done)
+	e.mu.Lock()
+	delete(e.flights, key)
+	e.mu.Unlock()
 }
 
 // Require returns the result of the run of kind whose parameters are p's
@@ -248,30 +265,14 @@ func (e *Env) require(ctx context.Context, k *Kind, key string, kp store.Params)
 	if r, ok, err := e.Store.Get(ctx, key); err != nil || ok {
 		return r, err
 	}
-	e.mu.Lock()
-	if e.flights == nil {
-		e.flights = map[string]*flight{}
+	f, lead, err := e.joinFlight(ctx, key)
+	if err != nil {
+		return store.Result{}, err
 	}
-	f, running := e.flights[key]
-	if !running {
-		f = &flight{done: make(chan struct{})}
-		e.flights[key] = f
+	if !lead {
+		return f.res, f.err
 	}
-	e.mu.Unlock()
-	if running {
-		select {
-		case <-f.done:
-			return f.res, f.err
-		case <-ctx.Done():
-			return store.Result{}, ctx.Err()
-		}
-	}
-	defer func() {
-		close(f.done)
-		e.mu.Lock()
-		delete(e.flights, key)
-		e.mu.Unlock()
-	}()
+	defer e.landFlight(key, f)
 	// Another process may have finished it meanwhile.
 	if r, ok, err := e.Store.Get(ctx, key); err != nil || ok {
 		f.res, f.err = r, err

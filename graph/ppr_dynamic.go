@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/rgnn/rgnn/internal/csrrows"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -464,16 +465,7 @@ func patchPushRun(old *pushRun, adj *tensor.CSR, rows []int, alpha, eps float64)
 	pg.scale = make([]float64, 0, len(op.indices)+extra)
 	next := 0 // the first row not yet written
 	copyRows := func(lo, hi int) {
-		if lo >= hi {
-			return
-		}
-		a, b := op.indptr[lo], op.indptr[hi]
-		shift := len(pg.indices) - a
-		pg.indices = append(pg.indices, op.indices[a:b]...)
-		pg.scale = append(pg.scale, op.scale[a:b]...)
-		for v := lo; v < hi; v++ {
-			pg.indptr[v+1] = op.indptr[v+1] + shift
-		}
+		pg.indices, pg.scale = csrrows.Append(pg.indptr, pg.indices, pg.scale, op.indptr, op.indices, op.scale, lo, hi)
 	}
 	for _, v := range rows {
 		copyRows(next, min(v, n0))

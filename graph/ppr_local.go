@@ -50,30 +50,38 @@ func diffusionDegrees(a *tensor.CSR) ([]float64, error) {
 	}
 	deg := make([]float64, a.Rows)
 	for i := range a.Rows {
-		var d float64
-		placed := false
-		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
-			c := int(a.Indices[k])
-			v := float64(a.Values[k])
-			if !placed && c > i {
-				d++
-				placed = true
-			}
-			if c == i {
-				v++
-				placed = true
-			}
-			d += v
-		}
-		if !placed {
-			d++
-		}
+		d := diffusionDegree(a, i)
 		if !(d > 0) {
 			return nil, fmt.Errorf("row sum of A+I is %v at node %d", d, i)
 		}
 		deg[i] = d
 	}
 	return deg, nil
+}
+
+// diffusionDegree returns d̃_i, the sum of row i of Â = A + I, with the
+// arithmetic of newDiffusionGraph: the row's entries in order, the self
+// loop's 1 added at its column's place.
+func diffusionDegree(a *tensor.CSR, i int) float64 {
+	var d float64
+	placed := false
+	for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
+		c := int(a.Indices[k])
+		v := float64(a.Values[k])
+		if !placed && c > i {
+			d++
+			placed = true
+		}
+		if c == i {
+			v++
+			placed = true
+		}
+		d += v
+	}
+	if !placed {
+		d++
+	}
+	return d
 }
 
 // LocalPPR updates the walk-PPR row of one target i when the weights of the

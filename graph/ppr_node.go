@@ -44,25 +44,7 @@ func (w *nodePush) degree(v int32) float64 {
 	if d := w.deg[v]; d != 0 {
 		return d
 	}
-	a, i := w.a, int(v)
-	var d float64
-	placed := false
-	for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
-		c := int(a.Indices[k])
-		x := float64(a.Values[k])
-		if !placed && c > i {
-			d++
-			placed = true
-		}
-		if c == i {
-			x++
-			placed = true
-		}
-		d += x
-	}
-	if !placed {
-		d++
-	}
+	d := diffusionDegree(w.a, int(v))
 	w.deg[v] = d
 	w.degSet = append(w.degSet, v)
 	return d

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rgnn/rgnn/internal/csrrows"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -149,16 +150,7 @@ func (b *builder) build(version uint64) *graphState {
 	changed := b.changed()
 	next := 0 // first row not yet written
 	copyRows := func(lo, hi int) {
-		if lo >= hi {
-			return
-		}
-		s, e := a.Indptr[lo], a.Indptr[hi]
-		shift := len(out.Indices) - s
-		out.Indices = append(out.Indices, a.Indices[s:e]...)
-		out.Values = append(out.Values, a.Values[s:e]...)
-		for v := lo; v < hi; v++ {
-			out.Indptr[v+1] = a.Indptr[v+1] + shift
-		}
+		out.Indices, out.Values = csrrows.Append(out.Indptr, out.Indices, out.Values, a.Indptr, a.Indices, a.Values, lo, hi)
 	}
 	for _, u := range changed {
 		copyRows(next, min(u, a.Rows))

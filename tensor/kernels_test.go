@@ -14,6 +14,19 @@ func randDense(rng *rand.Rand, r, c int) *Dense {
 	return d
 }
 
+// randSparse is randDense with every entry zeroed with probability pZero
+// (one draw per entry, after the values) and, where emptyRow ≥ 0, all of
+// row emptyRow: the dense source of a sparse matrix.
+func randSparse(rng *rand.Rand, r, c int, pZero float64, emptyRow int) *Dense {
+	d := randDense(rng, r, c)
+	for i := range d.Data {
+		if rng.Float64() < pZero || i/c == emptyRow {
+			d.Data[i] = 0
+		}
+	}
+	return d
+}
+
 func naiveMul(a, b *Dense) *Dense {
 	out := NewDense(a.Rows, b.Cols)
 	for i := 0; i < a.Rows; i++ {
@@ -69,12 +82,7 @@ func TestKernels(t *testing.T) {
 	assertClose(t, "MatMulAT", gotAT, naiveMul(transpose(a), c))
 
 	// SpMM against the dense product.
-	sp := randDense(rng, 130, 17)
-	for i := range sp.Data {
-		if rng.Float64() < 0.8 {
-			sp.Data[i] = 0
-		}
-	}
+	sp := randSparse(rng, 130, 17, 0.8, -1)
 	csr := DenseToCSR(sp)
 	if err := csr.Validate(); err != nil {
 		t.Fatal(err)

@@ -24,6 +24,26 @@ func checkAxpyBlock(c []float32, ldc int, a []float32, sai, sat int, b []float32
 	}
 }
 
+// axpyBlockDone is the start every build's axpyBlock kernel shares: it
+// checks the buffers (checkAxpyBlock) and does the calls without products
+// (no rows or columns: nothing; tn = 0: c's block cleared unless load). It
+// reports whether that was all, leaving nothing for the kernel.
+func axpyBlockDone(c []float32, ldc int, a []float32, sai, sat int, b []float32, ldb, rows, tn, n int, load bool) bool {
+	if rows <= 0 || n <= 0 {
+		return true
+	}
+	checkAxpyBlock(c, ldc, a, sai, sat, b, ldb, rows, tn, n)
+	if tn == 0 {
+		if !load {
+			for r := range rows {
+				clear(c[r*ldc : r*ldc+n])
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // axpyBlocked is axpyBlock over t in blocks of atBlock (the blocks after
 // the first add to c), so that every tile of output rows reads a block of
 // a and b that the previous tile left in the cache. It reports false when

@@ -191,16 +191,7 @@ func axpyBlock(c []float32, ldc int, a []float32, sai, sat int, b []float32, ldb
 	if !useAVX2 {
 		return false
 	}
-	if rows <= 0 || n <= 0 {
-		return true
-	}
-	checkAxpyBlock(c, ldc, a, sai, sat, b, ldb, rows, tn, n)
-	if tn == 0 {
-		if !load {
-			for r := range rows {
-				clear(c[r*ldc : r*ldc+n])
-			}
-		}
+	if axpyBlockDone(c, ldc, a, sai, sat, b, ldb, rows, tn, n, load) {
 		return true
 	}
 	n8 := n &^ 7

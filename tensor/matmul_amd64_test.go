@@ -3,14 +3,11 @@
 package tensor
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"golang.org/x/sys/cpu"
+
+	"github.com/rgnn/rgnn/internal/asmcheck"
 )
 
 type gemmVariant struct {
@@ -45,27 +42,5 @@ func gemmKernelVariants() []gemmVariant {
 // TestMatMulAsmGenerated checks that matmul_amd64.s is what matmul_gen.go
 // writes (go generate ./tensor after changing the generator).
 func TestMatMulAsmGenerated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the generator")
-	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		t.Skipf("no go tool: %v", err)
-	}
-	out := filepath.Join(t.TempDir(), "matmul_amd64.s")
-	cmd := exec.Command(goTool, "run", "matmul_gen.go", "-o", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go run matmul_gen.go: %v\n%s", err, b)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile("matmul_amd64.s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("matmul_amd64.s differs from matmul_gen.go's output: run go generate ./tensor")
-	}
+	asmcheck.Generated(t, "matmul_gen.go", "matmul_amd64.s", "./tensor")
 }

@@ -11,12 +11,7 @@ import (
 func TestSpMMNarrowAccumulates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, n := range []int{1, 7, 8, 12, 16} {
-		sp := randDense(rng, 90, 40)
-		for i := range sp.Data {
-			if rng.Float64() < 0.85 {
-				sp.Data[i] = 0
-			}
-		}
+		sp := randSparse(rng, 90, 40, 0.85, -1)
 		csr := DenseToCSR(sp)
 		x := randDense(rng, 40, n)
 		init := randDense(rng, 90, n)

@@ -49,12 +49,7 @@ func kernelDigest() uint64 {
 		put(out...)
 	}
 	for _, n := range []int{3, 7, 12, 16, 32, 64} {
-		sp := randDense(rng, 40, 30)
-		for i := range sp.Data {
-			if rng.Float64() < 0.7 {
-				sp.Data[i] = 0
-			}
-		}
+		sp := randSparse(rng, 40, 30, 0.7, -1)
 		x := randDense(rng, 30, n)
 		out := randDense(rng, 40, n)
 		SpMM(out, DenseToCSR(sp), x, true)

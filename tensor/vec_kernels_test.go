@@ -212,12 +212,7 @@ func TestAdamVecAgainstScalar(t *testing.T) {
 func TestSpMMAgainstGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, n := range []int{1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 70, 96} {
-		sp := randDense(rng, 37, 23)
-		for i := range sp.Data {
-			if rng.Float64() < 0.8 || i/23 == 5 {
-				sp.Data[i] = 0
-			}
-		}
+		sp := randSparse(rng, 37, 23, 0.8, 5)
 		csr := DenseToCSR(sp)
 		x := randDense(rng, 23, n)
 		for _, acc := range []bool{false, true} {
@@ -307,12 +302,7 @@ func FuzzVecKernels(f *testing.F) {
 func TestSpMMWideSameBitsAsAxpy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	for _, n := range []int{17, 24, 33, 40, 47, 63, 70, 100, 129} {
-		sp := randDense(rng, 41, 29)
-		for i := range sp.Data {
-			if rng.Float64() < 0.7 || i/29 == 3 {
-				sp.Data[i] = 0
-			}
-		}
+		sp := randSparse(rng, 41, 29, 0.7, 3)
 		csr := DenseToCSR(sp)
 		x := randDense(rng, 29, n)
 		for _, acc := range []bool{false, true} {

@@ -170,15 +170,5 @@ func CheckTargets(t []int, n int) error {
 	if len(t) == 0 {
 		return fmt.Errorf("targeted attack: empty target list")
 	}
-	seen := make(map[int]int, len(t))
-	for i, u := range t {
-		if u < 0 || u >= n {
-			return fmt.Errorf("target %d (entry %d) outside [0, %d)", u, i+1, n)
-		}
-		if j, dup := seen[u]; dup {
-			return fmt.Errorf("target %d repeated (entries %d and %d)", u, j+1, i+1)
-		}
-		seen[u] = i
-	}
-	return nil
+	return data.CheckIDs(t, n, "target")
 }

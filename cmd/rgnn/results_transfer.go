@@ -14,10 +14,9 @@ import (
 )
 
 func newResultsExportCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "export STORE|FILE.jsonl[.gz]",
-		Short: "Copy results (and their artifacts) from --store into another store, or write them to a results file",
-		Long: `Copy the results of --store that match --kind, --experiment and --where, with
+	return newTransferCmd(true, "export STORE|FILE.jsonl[.gz]",
+		"Copy results (and their artifacts) from --store into another store, or write them to a results file",
+		`Copy the results of --store that match --kind, --experiment and --where, with
 the artifacts they name, into STORE: an SQLite file (created if missing, its
 artifacts beside it) or a postgres:// URL. Results STORE already has (same key)
 are skipped, so exporting twice never duplicates one.
@@ -28,25 +27,14 @@ the artifact files — small enough to publish or keep in a repository beside a
 report. 'rgnn results import' reads it back; a run that needs an artifact the
 store then lacks (the weights of a trained model, a perturbed graph) recomputes
 it and checks it against the recorded hash.`,
-		Example: `  rgnn results export laptop.db --store postgres://rgnn@db/rgnn --experiment cora_grid
-  rgnn results export paper-cora_ml.jsonl.gz --store results/reproduce-cora_ml-paper/results.db`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return transfer(c, args[0], true)
-		},
-	}
-	addStoreFlag(c)
-	c.Flags().String("kind", "", "only results of this kind")
-	addFilterFlags(c)
-	addJSONFlag(c)
-	return c
+		`  rgnn results export laptop.db --store postgres://rgnn@db/rgnn --experiment cora_grid
+  rgnn results export paper-cora_ml.jsonl.gz --store results/reproduce-cora_ml-paper/results.db`)
 }
 
 func newResultsImportCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "import STORE|FILE.jsonl[.gz]",
-		Short: "Copy results (and their artifacts) from another store or a results file into --store",
-		Long: `Copy the results of STORE (an SQLite file or a postgres:// URL) that match
+	return newTransferCmd(false, "import STORE|FILE.jsonl[.gz]",
+		"Copy results (and their artifacts) from another store or a results file into --store",
+		`Copy the results of STORE (an SQLite file or a postgres:// URL) that match
 --kind, --experiment and --where, with their artifacts, into --store. Results
 --store already has are skipped, so importing twice never duplicates one.
 
@@ -55,18 +43,34 @@ imported whole, without artifact files: every line's key must match its kind
 and parameters. The results count as done (a grid resumes after them, the
 report shows them); a run that needs one of their artifacts recomputes it and
 checks its hash.`,
-		Example: `  rgnn results import laptop.db --store postgres://rgnn@db/rgnn --artifacts /shared/rgnn/artifacts
-  rgnn results import paper-cora_ml.jsonl.gz --store results/reproduce-cora_ml-paper/results.db`,
-		Args: cobra.ExactArgs(1),
+		`  rgnn results import laptop.db --store postgres://rgnn@db/rgnn --artifacts /shared/rgnn/artifacts
+  rgnn results import paper-cora_ml.jsonl.gz --store results/reproduce-cora_ml-paper/results.db`)
+}
+
+// newTransferCmd is 'results export' (export: from --store into the
+// argument) or 'results import' (from the argument into --store).
+func newTransferCmd(export bool, use, short, long, example string) *cobra.Command {
+	c := &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Long:    long,
+		Example: example,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return transfer(c, args[0], false)
+			return transfer(c, args[0], export)
 		},
 	}
+	addPairFlags(c)
+	return c
+}
+
+// addPairFlags adds the flags of the commands between --store and another
+// store: --store, --kind, the filters and --json.
+func addPairFlags(c *cobra.Command) {
 	addStoreFlag(c)
 	c.Flags().String("kind", "", "only results of this kind")
 	addFilterFlags(c)
 	addJSONFlag(c)
-	return c
 }
 
 func newResultsCompareCmd() *cobra.Command {
@@ -81,10 +85,7 @@ results in both.`,
 		Args:    cobra.ExactArgs(1),
 		RunE:    runCompare,
 	}
-	addStoreFlag(c)
-	c.Flags().String("kind", "", "only results of this kind")
-	addFilterFlags(c)
-	addJSONFlag(c)
+	addPairFlags(c)
 	return c
 }
 

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/internal/testio"
 )
 
 // TestReadOnlyCommandsCreateNoStore: `results` and `report` on a store
@@ -357,24 +357,7 @@ func TestJSONFailures(t *testing.T) {
 
 // fifo makes a FIFO at path and returns a channel receiving what is
 // written to it (read until the writer closes).
-func fifo(t *testing.T, path string) chan []byte {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	got := make(chan []byte, 1)
-	go func() {
-		f, err := os.Open(path)
-		if err != nil {
-			got <- nil
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- b
-	}()
-	return got
-}
+func fifo(t *testing.T, path string) chan []byte { return testio.FIFO(t, path) }
 
 // TestOutputsIntoSpecialFiles: `train --out` a FIFO and `certify
 // --save-votes` a symlink to a FIFO write into them and leave them FIFOs

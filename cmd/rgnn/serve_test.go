@@ -31,6 +31,7 @@ import (
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/internal/testio"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/task"
 	"github.com/rgnn/rgnn/tensor"
@@ -47,22 +48,7 @@ type server struct {
 	done   chan error
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testio.Buffer
 
 // startServer runs rgnn serve with args on a free loopback port and waits
 // until it listens; the test's cleanup stops it (SIGTERM).

@@ -1,5 +1,7 @@
-// Package asmcheck holds a test over the module's Go assembly: no vector
-// kernel mixes legacy-SSE instructions with 256- or 512-bit ones.
+// Package asmcheck holds the checks of the module's Go assembly: no vector
+// kernel mixes legacy-SSE instructions with 256- or 512-bit ones, and
+// (Generated, for the packages' tests) a generated file is its generator's
+// output.
 //
 // A legacy-SSE instruction (MOVD, MOVQ, MOVSD, … on an X register) executed
 // while the upper halves of the YMM/ZMM registers are dirty makes the core

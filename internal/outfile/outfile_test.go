@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rgnn/rgnn/internal/testio"
 )
 
 // entries lists a folder's names.
@@ -112,21 +114,7 @@ func TestFailedWriteLeavesNothing(t *testing.T) {
 func fifo(t *testing.T, dir string) (string, chan []byte) {
 	t.Helper()
 	p := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	got := make(chan []byte, 1)
-	go func() {
-		f, err := os.Open(p)
-		if err != nil {
-			got <- nil
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- b
-	}()
-	return p, got
+	return p, testio.FIFO(t, p)
 }
 
 // TestSpecialFilesWrittenDirectly: a FIFO, and a symlink to one, are
