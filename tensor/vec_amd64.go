@@ -56,6 +56,13 @@ func gemm2x32AVX2(out, a, b *float32, k, n int, acc bool)
 func gemm2x32LdAVX2(out *float32, ldc int, a, b *float32, k, n int)
 
 //go:noescape
+func gemm6x16AVX2(out *float32, ldc int, a *float32, lda int, b *float32, k, n int, acc bool)
+
+// useGemm6 selects gemm6x16AVX2 for blocks of six rows (tests switch it off
+// to compare with the two-row kernel's bits).
+var useGemm6 = true
+
+//go:noescape
 func gramToDistAVX2(gr, nb *float32, n int, na float32) // n a multiple of 8
 
 //go:noescape
@@ -223,6 +230,11 @@ func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
 	}
 	i := 0
 	if k > 0 {
+		if useGemm6 {
+			for ; i+6 <= m; i += 6 {
+				gemm6x16AVX2(&out[i*n], n, &a[i*k], k, &b[0], k, n, acc)
+			}
+		}
 		for ; i+2 <= m; i += 2 {
 			gemm2x32AVX2(&out[i*n], &a[i*k], &b[0], k, n, acc)
 		}
@@ -252,6 +264,11 @@ func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool {
 		return false
 	}
 	i := 0
+	if useGemm6 {
+		for ; i+6 <= m; i += 6 {
+			gemm6x16AVX2(&out[i*ldc], ldc, &a[i*k], k, &b[0], k, n, false)
+		}
+	}
 	for ; i+2 <= m; i += 2 {
 		gemm2x32LdAVX2(&out[i*ldc], ldc, &a[i*k], &b[0], k, n)
 	}
