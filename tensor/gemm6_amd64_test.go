@@ -109,3 +109,53 @@ func BenchmarkGemmSmallRows(b *testing.B) {
 		})
 	}
 }
+
+// TestGemmLd6MatchesGemmSmall: GemmLd6 on a block of a larger product (a,
+// b and out strided) gives the bits GemmSmall gives for the whole product.
+func TestGemmLd6MatchesGemmSmall(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2")
+	}
+	rng := rand.New(rand.NewPCG(38, 7))
+	for _, k := range []int{1, 5, 64, 67} {
+		for _, m := range []int{6, 7, 11, 12, 16, 17, 32} {
+			for _, n := range []int{16, 32, 48} {
+				const M, N = 40, 64
+				lda := k + 3
+				A, B := make([]float32, M*lda), make([]float32, k*N)
+				for i := range A {
+					A[i] = float32(rng.NormFloat64())
+				}
+				for i := range B {
+					B[i] = float32(rng.NormFloat64())
+				}
+				if k > 2 {
+					A[2], B[1] = 0, float32(math.Inf(-1))
+				}
+				// The whole product of the contiguous a (M×k) and b.
+				a := make([]float32, M*k)
+				for i := range M {
+					copy(a[i*k:(i+1)*k], A[i*lda:i*lda+k])
+				}
+				want := make([]float32, M*N)
+				GemmSmall(want, a, B, M, k, N, false)
+				r0, c0, ldc := 3, 16, N+5
+				out := make([]float32, (r0+m)*ldc)
+				if !GemmLd6(out[r0*ldc:], ldc, A[r0*lda:], lda, B[c0:], N, m, k, n) {
+					t.Fatalf("m %d k %d n %d: no kernel", m, k, n)
+				}
+				for i := range m {
+					for j := range n {
+						g, w := out[(r0+i)*ldc+j], want[(r0+i)*N+c0+j]
+						if math.Float32bits(g) != math.Float32bits(w) {
+							t.Fatalf("m %d k %d n %d: (%d,%d) = %v, GemmSmall %v", m, k, n, i, j, g, w)
+						}
+					}
+				}
+			}
+		}
+	}
+	if GemmLd6(make([]float32, 5*32), 32, make([]float32, 5*4), 4, make([]float32, 4*32), 32, 5, 4, 32) {
+		t.Fatal("GemmLd6 took m = 5")
+	}
+}

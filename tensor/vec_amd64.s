@@ -895,23 +895,23 @@ chdone:
 	VZEROUPPER
 	RET
 
-// func gemm6x16AVX2(out *float32, ldc int, a *float32, lda int, b *float32, k, n int, acc bool)
+// func gemm6x16AVX2(out *float32, ldc int, a *float32, lda int, b *float32, ldb, k, n int, acc bool)
 //
-// Six rows of out (stride ldc) = six rows of a (stride lda) · b (k×n,
-// row-major), n a multiple of 16, k ≥ 1; acc adds to out. Each output
+// Six rows of out (stride ldc) = six rows of a (stride lda) · b (k×n, row
+// stride ldb), n a multiple of 16, k ≥ 1; acc adds to out. Each output
 // element is gemm2x32AVX2's chain: its start (0 or out) then one fused
 // multiply-add per t in order, so the bits are gemm2x32AVX2's. Twelve
 // accumulators (6 rows × 16 columns) instead of eight keep both FMA pipes
 // busy across the four-cycle FMA latency on hosts without AVX-512.
-TEXT ·gemm6x16AVX2(SB), NOSPLIT, $0-57
+TEXT ·gemm6x16AVX2(SB), NOSPLIT, $0-65
 	MOVQ    out+0(FP), DI
 	MOVQ    ldc+8(FP), R11
 	MOVQ    a+16(FP), SI
 	MOVQ    lda+24(FP), AX
 	MOVQ    b+32(FP), DX
-	MOVQ    k+40(FP), CX
-	MOVQ    n+48(FP), R8
-	MOVBLZX acc+56(FP), R9
+	MOVQ    ldb+40(FP), R8
+	MOVQ    k+48(FP), CX
+	MOVBLZX acc+64(FP), R9
 	SHLQ    $2, R11
 	SHLQ    $2, AX
 	SHLQ    $2, R8
@@ -920,9 +920,9 @@ TEXT ·gemm6x16AVX2(SB), NOSPLIT, $0-57
 	XORQ    R12, R12
 
 g6j:
-	CMPQ    R12, R8
+	CMPQ    R12, n+56(FP)
 	JGE     g6done
-	LEAQ    (DI)(R12*1), R15
+	LEAQ    (DI)(R12*4), R15
 	LEAQ    (R15)(R11*2), R13
 	ADDQ    R11, R13
 	TESTQ   R9, R9
@@ -956,7 +956,7 @@ g6zero:
 	VXORPS Y11, Y11, Y11
 
 g6start:
-	LEAQ (DX)(R12*1), BX
+	LEAQ (DX)(R12*4), BX
 	MOVQ CX, R13
 
 g6t:
@@ -990,7 +990,7 @@ g6t:
 	SHLQ    $2, R15
 	SUBQ    R15, SI
 	SUBQ    R15, R10
-	LEAQ    (DI)(R12*1), R15
+	LEAQ    (DI)(R12*4), R15
 	LEAQ    (R15)(R11*2), R13
 	ADDQ    R11, R13
 	VMOVUPS Y0, (R15)
@@ -1005,7 +1005,7 @@ g6t:
 	VMOVUPS Y9, 32(R13)(R11*1)
 	VMOVUPS Y10, (R13)(R11*2)
 	VMOVUPS Y11, 32(R13)(R11*2)
-	ADDQ    $64, R12
+	ADDQ    $16, R12
 	JMP     g6j
 
 g6done:
