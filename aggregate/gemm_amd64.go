@@ -135,11 +135,17 @@ func pairCoefRow(dst, dist, w, g []float32, ga, wa float32) {
 // rows, 32×k; b = their transpose, k×32) into out (row stride ldc) without
 // its lower-left 16×16 tile, which the callers do not read: rows 0–15 × all
 // 32 columns and rows 16–31 × columns 16–31, 5/6 of the work. Each element
-// is the same chain of fused multiply-adds as gemm's. It reports false
-// without AVX-512.
+// is the same chain of fused multiply-adds as gemm's. Without AVX-512 the
+// six-row AVX2 kernel (tensor.GemmLd6) does the same (rows 16–31 in 16
+// columns), with the bits of the whole block's tensor.GemmLd. It reports
+// false where neither applies.
 func gemmDiag(out []float32, ldc int, a, b []float32, k int) bool {
-	if !useAVX512 || len(a) < 32*k || len(b) < 32*k || len(out) < 31*ldc+32 {
+	if len(a) < 32*k || len(b) < 32*k || len(out) < 31*ldc+32 {
 		return false
+	}
+	if !useAVX512 {
+		return k > 0 && tensor.GemmLd6(out, ldc, a, k, b, 32, 16, k, 32) &&
+			tensor.GemmLd6(out[16*ldc+16:], ldc, a[16*k:], k, b[16:], 32, 16, k, 16)
 	}
 	gemm512(out, ldc, a, b, 16, k, 32)
 	if k == 0 {

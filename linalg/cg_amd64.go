@@ -16,7 +16,7 @@ import (
 var cgAVX = cpu.X86.HasAVX2
 
 //go:noescape
-func cgMatVecAVX(q, p *[CGBlock]float64, n int, indptr *int, indices *int32, ct *float64, pq *[CGBlock]float64)
+func cgMatVecAVX(q, p *[CGBlock]float64, n int, indptr *int, indices *int32, ct *float64, pq *[CGBlock]float64, end int)
 
 //go:noescape
 func cgUpdateAVX(x, r, p, q *[CGBlock]float64, n int, a, rrn *[CGBlock]float64)
@@ -43,7 +43,7 @@ func cgMatVec(q, p [][CGBlock]float64, indptr []int, indices []int32, ct []float
 	if len(ct) > 0 && len(indices) > 0 {
 		pct, pix = &ct[0], &indices[0]
 	}
-	cgMatVecAVX(&q[0], &p[0], n, &indptr[0], pix, pct, pq)
+	cgMatVecAVX(&q[0], &p[0], n, &indptr[0], pix, pct, pq, indptr[n])
 }
 
 func cgUpdate(x, r, p, q [][CGBlock]float64, a, rrn *[CGBlock]float64) {

@@ -6,11 +6,13 @@
 // sources (256 bytes, 8 Y registers). Multiplications and additions are
 // separate (VMULPD, VADDPD/VSUBPD), in the portable kernels' order.
 
-// func cgMatVecAVX(q, p *[32]float64, n int, indptr *int, indices *int32, ct *float64, pq *[32]float64)
+// func cgMatVecAVX(q, p *[32]float64, n int, indptr *int, indices *int32, ct *float64, pq *[32]float64, end int)
 //
 // q_i = p_i − Σ_e ct[e]·p[indices[e]] over row i's entries, in order;
-// pq += p_i ⊙ q_i (pq zeroed by the caller).
-TEXT ·cgMatVecAVX(SB), NOSPLIT, $0-56
+// pq += p_i ⊙ q_i (pq zeroed by the caller). The row of p that entry
+// e + cgAhead reads is prefetched (while e + cgAhead < end = indptr[n]):
+// p does not fit in L2 and its rows come in the graph's order.
+TEXT ·cgMatVecAVX(SB), NOSPLIT, $0-64
 	MOVQ q+0(FP), DI
 	MOVQ p+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -41,6 +43,18 @@ mvrow:
 mvent:
 	CMPQ         R12, R13
 	JGE          mvstore
+	LEAQ         8(R12), AX
+	CMPQ         AX, end+56(FP)
+	JGE          mvnopf
+	MOVLQSX      (R9)(AX*4), AX
+	SHLQ         $8, AX
+	ADDQ         SI, AX
+	PREFETCHT0   (AX)
+	PREFETCHT0   64(AX)
+	PREFETCHT0   128(AX)
+	PREFETCHT0   192(AX)
+
+mvnopf:
 	VBROADCASTSD (R10)(R12*8), Y8
 	MOVLQSX      (R9)(R12*4), AX
 	SHLQ         $8, AX

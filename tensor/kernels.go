@@ -316,6 +316,15 @@ func GemmLd(out []float32, ldc int, a, b []float32, m, k, n int) bool {
 	return gemmLdVec(out, ldc, a, b, m, k, n)
 }
 
+// GemmLd6 is GemmLd with a (m×k, row stride lda) and b (k×n, row stride
+// ldb) strided, for blocks of a larger product: the same chain of fused
+// multiply-adds per element, so GemmLd's bits. It reports false, having
+// written nothing, unless the build has the six-row AVX2 kernel (the
+// default build on an AVX2 host), n is a multiple of 16, m ≥ 6 and k ≥ 1.
+func GemmLd6(out []float32, ldc int, a []float32, lda int, b []float32, ldb, m, k, n int) bool {
+	return gemmLd6Vec(out, ldc, a, lda, b, ldb, m, k, n)
+}
+
 // GramToDist turns Gram entries g_j = a·b_j into distances in place:
 // g_j ← √max(0, na + nb_j − 2g_j), with na = ‖a‖² and nb_j = ‖b_j‖².
 func GramToDist(g, nb []float32, na float32) {

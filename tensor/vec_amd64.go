@@ -56,6 +56,13 @@ func gemm2x32AVX2(out, a, b *float32, k, n int, acc bool)
 func gemm2x32LdAVX2(out *float32, ldc int, a, b *float32, k, n int)
 
 //go:noescape
+func gemm6x16AVX2(out *float32, ldc int, a *float32, lda int, b *float32, ldb, k, n int, acc bool)
+
+// useGemm6 selects gemm6x16AVX2 for blocks of six rows (tests switch it off
+// to compare with the two-row kernel's bits).
+var useGemm6 = true
+
+//go:noescape
 func gramToDistAVX2(gr, nb *float32, n int, na float32) // n a multiple of 8
 
 //go:noescape
@@ -228,6 +235,11 @@ func gemmSmallVec(out, a, b []float32, m, k, n int, acc bool) bool {
 	}
 	i := 0
 	if k > 0 {
+		if useGemm6 {
+			for ; i+6 <= m; i += 6 {
+				gemm6x16AVX2(&out[i*n], n, &a[i*k], k, &b[0], n, k, n, acc)
+			}
+		}
 		for ; i+2 <= m; i += 2 {
 			gemm2x32AVX2(&out[i*n], &a[i*k], &b[0], k, n, acc)
 		}
@@ -257,6 +269,11 @@ func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool {
 		return false
 	}
 	i := 0
+	if useGemm6 {
+		for ; i+6 <= m; i += 6 {
+			gemm6x16AVX2(&out[i*ldc], ldc, &a[i*k], k, &b[0], n, k, n, false)
+		}
+	}
 	for ; i+2 <= m; i += 2 {
 		gemm2x32LdAVX2(&out[i*ldc], ldc, &a[i*k], &b[0], k, n)
 	}
@@ -266,6 +283,21 @@ func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool {
 		for t, av := range a[i*k : (i+1)*k] {
 			axpy(o, b[t*n:(t+1)*n], av)
 		}
+	}
+	return true
+}
+
+// gemmLd6Vec is GemmLd6's AVX2 path: six-row blocks, the last one moved
+// up to end at row m (its first rows are computed twice, with the same
+// bits).
+func gemmLd6Vec(out []float32, ldc int, a []float32, lda int, b []float32, ldb, m, k, n int) bool {
+	if !useAVX2 || !useGemm6 || n%16 != 0 || n == 0 || m < 6 || k < 1 || ldc < n || lda < k || ldb < n ||
+		len(out) < (m-1)*ldc+n || len(a) < (m-1)*lda+k || len(b) < (k-1)*ldb+n {
+		return false
+	}
+	for i := 0; i < m; i += 6 {
+		i = min(i, m-6)
+		gemm6x16AVX2(&out[i*ldc], ldc, &a[i*lda], lda, &b[0], ldb, k, n, false)
 	}
 	return true
 }

@@ -45,3 +45,8 @@ func rot64Vec(x, y []float64, c, s float64) int { return 0 }
 
 // gemmLdVec has no strided kernel in this build (GemmLd reports false).
 func gemmLdVec(out []float32, ldc int, a, b []float32, m, k, n int) bool { return false }
+
+// gemmLd6Vec has no six-row kernel in this build (GemmLd6 reports false).
+func gemmLd6Vec(out []float32, ldc int, a []float32, lda int, b []float32, ldb, m, k, n int) bool {
+	return false
+}

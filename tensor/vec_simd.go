@@ -316,3 +316,8 @@ func pairCoefVec(dst, dist, w, g []float32, ga, wa float32) (int, float32) {
 
 // PrefetchRows is a hint this build does not give (it changes no value).
 func PrefetchRows(data []float32, stride, width int, idx []int32) {}
+
+// gemmLd6Vec has no six-row kernel in this build (GemmLd6 reports false).
+func gemmLd6Vec(out []float32, ldc int, a []float32, lda int, b []float32, ldb, m, k, n int) bool {
+	return false
+}
