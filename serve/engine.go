@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 
+	"github.com/rgnn/rgnn/aggregate"
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/graph"
 	"github.com/rgnn/rgnn/model"
@@ -38,6 +39,31 @@ type engine struct {
 	x     *autograd.Sparse
 	// workers for the pushes (≤ 0: GOMAXPROCS).
 	workers int
+	// agg1 (push GDC with the Soft Medoid, within distCacheBudget) is the
+	// first layer's aggregation reusing the distances of the rows whose
+	// top-k columns an update left as they were; nil: the model's own.
+	agg1 *cachedMedoid
+}
+
+// distCacheBudget bounds the memory of the first layer's kept distances
+// (k² float32 per node: 46 MB for cora_ml at k = 64; arXiv size would
+// need 2.8 GB and runs without).
+const distCacheBudget = 512 << 20
+
+// cachedMedoid is a Soft Medoid aggregation whose Forward keeps the rows'
+// distances for the next one (aggregate.DistCache): the same bits as the
+// model's own, for inference only.
+type cachedMedoid struct {
+	m     *aggregate.SoftKMedoid
+	cache aggregate.DistCache
+}
+
+func (c *cachedMedoid) Forward(a *tensor.CSR, x, out *tensor.Dense) any {
+	return c.m.ForwardCached(a, x, out, &c.cache)
+}
+
+func (c *cachedMedoid) Backward(any, *tensor.Dense, *tensor.Dense, []float32) {
+	panic("serve: the cached aggregation is for inference only")
 }
 
 // newEngine picks how m's logits follow the graph.
@@ -50,6 +76,20 @@ func newEngine(m model.Model, workers int) *engine {
 		e.mode = modePushGDC
 	}
 	return e
+}
+
+// useDistCache gives a push GDC Soft Medoid model on n nodes the cached
+// first-layer aggregation when its distances fit distCacheBudget.
+func (e *engine) useDistCache(n int) {
+	r, ok := e.m.(*model.RGNN)
+	if e.mode != modePushGDC || !ok {
+		return
+	}
+	sm, ok := r.FirstAggregation().(*aggregate.SoftKMedoid)
+	_, _, k := e.pushParams()
+	if k = min(k, n) + 1; ok && int64(n)*int64(k)*int64(k)*4 <= distCacheBudget { // +1: the self loop
+		e.agg1 = &cachedMedoid{m: sm}
+	}
 }
 
 // pushParams are the push PPR's alpha, eps and k of a push-mode model.
@@ -76,6 +116,9 @@ func (e *engine) setFeatures(f *tensor.CSR) {
 // PPRGo).
 func (e *engine) forward(mg *model.Graph) *tensor.Dense {
 	tp := autograd.NoGrad()
+	if e.agg1 != nil {
+		return e.m.(*model.RGNN).ForwardStagedWith(tp, mg, e.h, e.agg1).Value
+	}
 	if e.staged != nil {
 		return e.staged.ForwardStaged(tp, mg, e.h).Value
 	}
@@ -93,6 +136,7 @@ func (e *engine) init(g *graphState) (*logitTable, error) {
 			return nil, fmt.Errorf("%s preprocessing: %w", e.m.Name(), err)
 		}
 		e.dyn = d
+		e.useDistCache(g.nodes())
 		return e.fromMatrix()
 	}
 	mg, err := e.m.Preprocess(g.adj, g.feats)
