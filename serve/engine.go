@@ -43,6 +43,9 @@ type engine struct {
 	// first layer's aggregation reusing the distances of the rows whose
 	// top-k columns an update left as they were; nil: the model's own.
 	agg1 *cachedMedoid
+	// tape keeps the forward's buffers between updates (inference).
+	tape     *autograd.Tape
+	tapeRows int
 }
 
 // distCacheBudget bounds the memory of the first layer's kept distances
@@ -113,13 +116,27 @@ func (e *engine) setFeatures(f *tensor.CSR) {
 }
 
 // forward runs the layers on mg (rows of mg.S: all nodes, or a subset for
-// PPRGo).
+// PPRGo). A forward over every node keeps its buffers in the engine's tape
+// for the next one (the same shapes while the graph does not grow) and
+// returns a copy of the logits; a subset's shapes vary, so it runs on a
+// tape of its own.
 func (e *engine) forward(mg *model.Graph) *tensor.Dense {
-	tp := autograd.NoGrad()
-	if e.agg1 != nil {
-		return e.m.(*model.RGNN).ForwardStagedWith(tp, mg, e.h, e.agg1).Value
+	if mg.S.A.Rows < e.feats.Rows {
+		return e.forwardOn(autograd.NoGrad(), mg)
 	}
-	if e.staged != nil {
+	if e.tape == nil || e.tapeRows != mg.S.A.Rows {
+		e.tape, e.tapeRows = autograd.NoGrad(), mg.S.A.Rows
+	}
+	defer e.tape.Reset()
+	return e.forwardOn(e.tape, mg).Clone()
+}
+
+// forwardOn is the forward pass on tp.
+func (e *engine) forwardOn(tp *autograd.Tape, mg *model.Graph) *tensor.Dense {
+	switch {
+	case e.agg1 != nil:
+		return e.m.(*model.RGNN).ForwardStagedWith(tp, mg, e.h, e.agg1).Value
+	case e.staged != nil:
 		return e.staged.ForwardStaged(tp, mg, e.h).Value
 	}
 	return e.m.Forward(tp, mg, e.x, model.Mode{}).Value

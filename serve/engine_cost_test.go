@@ -4,7 +4,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +27,13 @@ func TestEngineUpdateCost(t *testing.T) {
 		t.Skip("RGNN_ENGINE_COST unset")
 	}
 	path := filepath.Join(os.Getenv("RGNN_DATA_DIR"), "cora_ml.npz")
+	if f := os.Getenv("RGNN_ENGINE_COST_FILE"); f != "" {
+		path = f // e.g. rgnn data generate --preset arxiv
+	}
+	models := []string{"sm_gdc", "softmedian_pprgo"}
+	if m := os.Getenv("RGNN_ENGINE_COST_MODELS"); m != "" {
+		models = strings.Split(m, ",")
+	}
 	if _, err := os.Stat(path); err != nil {
 		t.Skip(err)
 	}
@@ -32,7 +41,7 @@ func TestEngineUpdateCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"sm_gdc", "softmedian_pprgo"} {
+	for _, name := range models {
 		t.Run(name, func(t *testing.T) {
 			m, err := task.Models().New(name, g.Features.Cols, g.NumClasses, model.Options{PPREps: 1e-4, Seed: 1})
 			if err != nil {
@@ -48,6 +57,8 @@ func TestEngineUpdateCost(t *testing.T) {
 			n := st.nodes()
 			steps := 30
 			var cpu, wall time.Duration
+			var alloc uint64
+			var ms runtime.MemStats
 			rows := 0
 			for i := range steps {
 				b := newBuilder(st)
@@ -64,6 +75,8 @@ func TestEngineUpdateCost(t *testing.T) {
 					t.Fatal(err)
 				}
 				next := b.build(uint64(i + 1))
+				runtime.ReadMemStats(&ms)
+				a0 := ms.TotalAlloc
 				c0, _ := cputime.Process()
 				w0 := time.Now()
 				nt, k, err := e.update(tab, next, b.changed())
@@ -73,6 +86,8 @@ func TestEngineUpdateCost(t *testing.T) {
 				wall += time.Since(w0)
 				c1, _ := cputime.Process()
 				cpu += c1 - c0
+				runtime.ReadMemStats(&ms)
+				alloc += ms.TotalAlloc - a0
 				rows += k
 				tab, st = nt, next
 			}
@@ -80,9 +95,9 @@ func TestEngineUpdateCost(t *testing.T) {
 				c := &e.agg1.cache
 				t.Logf("first layer: last update reused the distances of %d rows, computed %d (cache %.0f MB)", c.Hits, c.Misses, float64(c.Bytes())/1e6)
 			}
-			t.Logf("%s: %d updates, %.1f CPU-ms and %.1f wall-ms per update, %.0f PPR rows per update",
+			t.Logf("%s: %d updates, %.1f CPU-ms and %.1f wall-ms per update, %.0f PPR rows per update, %.1f MB allocated per update",
 				name, steps, float64(cpu.Microseconds())/1e3/float64(steps),
-				float64(wall.Microseconds())/1e3/float64(steps), float64(rows)/float64(steps))
+				float64(wall.Microseconds())/1e3/float64(steps), float64(rows)/float64(steps), float64(alloc)/1e6/float64(steps))
 			// Full recomputation: a fresh push preprocessing and forward.
 			mg, err := m.Preprocess(st.adj, st.feats)
 			if err != nil {
