@@ -35,6 +35,7 @@ type DynamicPPR struct {
 	k          int
 	adj        *tensor.CSR
 	run        *pushRun         // adj prepared for the push
+	spare      *pushRun         // the run before: its arrays are reused by the next update
 	workers    chan *pushWorker // push states kept between updates (their thresholds follow run)
 	rows       *topKRows
 	popped     [][]int32 // popped[i]: the popped nodes of row i's push, ascending
@@ -262,7 +263,8 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 			return nil, fmt.Errorf("dynamic ppr: %w", err)
 		}
 	}
-	d.adj, d.run = adj, patchPushRun(oldRun, adj, rows, d.alpha, d.eps)
+	d.adj, d.run = adj, patchPushRun(oldRun, d.spare, adj, rows, d.alpha, d.eps)
+	d.spare = oldRun
 	if n > n0 {
 		d.grow(n)
 	}
@@ -448,20 +450,32 @@ func checkRow(a *tensor.CSR, i int) error {
 // ones computed with newDiffusionGraph's and newPushGraph's arithmetic, so
 // the result is newPushRun(newDiffusionGraph(adj)) bit for bit, in
 // O(n + nnz) copying instead of arithmetic over every entry.
-func patchPushRun(old *pushRun, adj *tensor.CSR, rows []int, alpha, eps float64) *pushRun {
+//
+// spare, if not nil, is a push run no longer used (the one before old):
+// its arrays are reused where large enough, so an update of a large graph
+// copies its push graph instead of allocating (and zeroing) a new one. The
+// leaf tasks (roots, leaves) are old's, shared, when no listed row was or
+// becomes a leaf and the graph did not grow: then no node's leaf status or
+// root changed.
+func patchPushRun(old, spare *pushRun, adj *tensor.CSR, rows []int, alpha, eps float64) *pushRun {
 	n, n0 := adj.Rows, len(old.pg.keep)
 	op := old.pg
-	pg := &pushGraph{indptr: make([]int, n+1), keep: make([]float64, n)}
-	r := &pushRun{pg: pg, thresh: make([]float64, n), isqrt: make([]float64, n)}
+	if spare == nil || spare == old {
+		spare = &pushRun{pg: &pushGraph{}}
+	}
+	sp := spare.pg
+	pg := &pushGraph{indptr: reuse(sp.indptr, n+1), keep: reuse(sp.keep, n)}
+	r := &pushRun{pg: pg, thresh: reuse(spare.thresh, n), isqrt: reuse(spare.isqrt, n)}
 	copy(pg.keep, op.keep)
 	copy(r.thresh, old.thresh)
 	copy(r.isqrt, old.isqrt)
+	pg.indptr[0] = 0
 	extra := 0
 	for _, v := range rows {
 		extra += adj.Indptr[v+1] - adj.Indptr[v]
 	}
-	pg.indices = make([]int32, 0, len(op.indices)+extra)
-	pg.scale = make([]float64, 0, len(op.indices)+extra)
+	pg.indices = reuse(sp.indices, len(op.indices)+extra)[:0]
+	pg.scale = reuse(sp.scale, len(op.indices)+extra)[:0]
 	next := 0 // the first row not yet written
 	copyRows := func(lo, hi int) {
 		if lo >= hi {
@@ -514,6 +528,26 @@ func patchPushRun(old *pushRun, adj *tensor.CSR, rows []int, alpha, eps float64)
 	}
 	copyRows(next, n0)
 	pg.prefetch = n >= prefetchMinNodes
-	r.roots, r.leafPtr, r.leaves = pg.leafTasks()
+	sameLeaves := n == n0
+	for _, v := range rows {
+		if !sameLeaves {
+			break
+		}
+		sameLeaves = op.indptr[v+1]-op.indptr[v] != 1 && pg.indptr[v+1]-pg.indptr[v] != 1
+	}
+	if sameLeaves {
+		r.roots, r.leafPtr, r.leaves = old.roots, old.leafPtr, old.leaves
+	} else {
+		r.roots, r.leafPtr, r.leaves = pg.leafTasks()
+	}
 	return r
+}
+
+// reuse returns s resliced to n elements when its capacity allows, else a
+// new slice (contents undefined in both cases).
+func reuse[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
