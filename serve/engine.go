@@ -200,8 +200,11 @@ func (e *engine) update(prev *logitTable, g *graphState, changed []int) (*logitT
 	return prev.with(redo, logits, g.nodes()), len(redo), nil
 }
 
-// chunkRows is the number of rows a logitTable copies together.
-const chunkRows = 64
+// chunkRows is the number of rows a logitTable copies together: an update
+// copies its rows' chunks and the list of chunks, about
+// rows·chunkRows·C·4 + n/chunkRows·24 bytes (arXiv size, 842 rows, C = 40:
+// 2.2 MB + 0.25 MB at 16, against 8.6 MB at 64).
+const chunkRows = 16
 
 // logitTable holds the n×C logits in chunks of chunkRows rows, copied on
 // write: an update that changes a few rows copies their chunks and the
