@@ -38,9 +38,11 @@ type DynamicPPR struct {
 	spare      *pushRun         // the run before: its arrays are reused by the next update
 	workers    chan *pushWorker // push states kept between updates (their thresholds follow run)
 	rows       *topKRows
-	popped     [][]int32 // popped[i]: the popped nodes of row i's push, ascending
+	popped     [][]int32 // popped[i]: the popped nodes of row i's push (any order)
 	poppedBy   [][]int32 // poppedBy[v]: the rows whose push popped v (any order)
 	mark       []bool
+	stamp      []uint64 // per node, Update's set differences (gen)
+	gen        uint64
 }
 
 // NewDynamicPPR computes the top-k PPR rows of every node of adj (square,
@@ -62,7 +64,7 @@ func NewDynamicPPR(adj *tensor.CSR, alpha, eps float64, k, workers int) (*Dynami
 	n := adj.Rows
 	d := &DynamicPPR{alpha: alpha, eps: eps, k: k, adj: adj,
 		rows:   &topKRows{kk: min(k, n), count: make([]int32, n), cols: make([]int32, n*min(k, n)), vals: make([]float32, n*min(k, n))},
-		popped: make([][]int32, n), poppedBy: make([][]int32, n), mark: make([]bool, n),
+		popped: make([][]int32, n), poppedBy: make([][]int32, n), mark: make([]bool, n), stamp: make([]uint64, n),
 		workers: make(chan *pushWorker, 8)}
 	all := make([]int, n)
 	for i := range all {
@@ -176,8 +178,8 @@ func (d *DynamicPPR) prepare(adj *tensor.CSR) error {
 }
 
 // pushTopKPopped is pushTopK (the same pushes, rows and leaves) that also
-// hands emit the nodes the push popped (ascending; the root's push for a
-// leaf). emit is called concurrently, once per wanted node.
+// hands emit the nodes the push popped (in no particular order; the root's
+// push for a leaf). emit is called concurrently, once per wanted node.
 func pushTopKPopped(r *pushRun, want []bool, kk, workers int, get func() *pushWorker, put func(*pushWorker),
 	emit func(v int, sel []candidate, popped []int32)) {
 	pg, isqrt := r.pg, r.isqrt
@@ -212,7 +214,6 @@ func pushTopKPopped(r *pushRun, want []bool, kk, workers int, get func() *pushWo
 						popped = append(popped, v)
 					}
 				}
-				slices.Sort(popped)
 			}
 			if want[u] {
 				emit(int(u), w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk), popped)
@@ -320,21 +321,25 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 	}
 	d.recompute(redo, workers)
 	// The index: each recomputed row leaves the nodes it no longer pops and
-	// joins those it pops now (both sets ascending).
+	// joins those it pops now (the sets in any order: stamp marks the old
+	// set's nodes with 2·gen, those popped again with 2·gen+1).
 	for j, i := range redo {
 		a, b := before[j], d.popped[i]
-		p, q := 0, 0
-		for p < len(a) || q < len(b) {
-			switch {
-			case q == len(b) || p < len(a) && a[p] < b[q]:
-				d.leave(a[p], int32(i))
-				p++
-			case p == len(a) || b[q] < a[p]:
-				d.poppedBy[b[q]] = append(d.poppedBy[b[q]], int32(i))
-				q++
-			default:
-				p++
-				q++
+		d.gen++
+		old, again := 2*d.gen, 2*d.gen+1
+		for _, v := range a {
+			d.stamp[v] = old
+		}
+		for _, v := range b {
+			if d.stamp[v] == old {
+				d.stamp[v] = again
+			} else {
+				d.poppedBy[v] = append(d.poppedBy[v], int32(i))
+			}
+		}
+		for _, v := range a {
+			if d.stamp[v] == old {
+				d.leave(v, int32(i))
 			}
 		}
 	}
@@ -373,6 +378,7 @@ func (d *DynamicPPR) grow(n int) {
 	d.popped = append(d.popped, make([][]int32, n-n0)...)
 	d.poppedBy = append(d.poppedBy, make([][]int32, n-n0)...)
 	d.mark = append(d.mark, make([]bool, n-n0)...)
+	d.stamp = append(d.stamp, make([]uint64, n-n0)...)
 }
 
 // Matrix returns the current top-k matrix (Nodes() × Nodes()), a copy: the
