@@ -116,7 +116,18 @@ func (d *DynamicPPR) recompute(nodes []int, workers int) {
 	for _, u := range nodes {
 		want[u] = true
 	}
-	pushTopKPopped(run, want, d.rows.kk, workerCount(workers), d.getWorker, d.putWorker, func(v int, sel []candidate, popped []int32) {
+	// The roots to push (those wanted or carrying a wanted leaf), found in
+	// one pass here rather than by the workers taking every root in turn.
+	var tasks []int32
+	if len(nodes) < len(run.roots) {
+		tasks = make([]int32, 0, len(nodes))
+		for i, u := range run.roots {
+			if want[u] || slices.ContainsFunc(run.leaves[run.leafPtr[i]:run.leafPtr[i+1]], func(l int32) bool { return want[l] }) {
+				tasks = append(tasks, int32(i))
+			}
+		}
+	}
+	pushTopKPopped(run, want, tasks, d.rows.kk, workerCount(workers), d.getWorker, d.putWorker, func(v int, sel []candidate, popped []int32) {
 		d.rows.set(v, sel)
 		d.popped[v] = append(d.popped[v][:0], popped...)
 	})
@@ -180,10 +191,16 @@ func (d *DynamicPPR) prepare(adj *tensor.CSR) error {
 // pushTopKPopped is pushTopK (the same pushes, rows and leaves) that also
 // hands emit the nodes the push popped (in no particular order; the root's
 // push for a leaf). emit is called concurrently, once per wanted node.
-func pushTopKPopped(r *pushRun, want []bool, kk, workers int, get func() *pushWorker, put func(*pushWorker),
+// tasks, if not nil, lists the indices of the roots to consider (all of
+// them otherwise).
+func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get func() *pushWorker, put func(*pushWorker),
 	emit func(v int, sel []candidate, popped []int32)) {
 	pg, isqrt := r.pg, r.isqrt
-	forEachWorkerN(workers, len(r.roots), func(next func() (int, bool)) {
+	count := len(r.roots)
+	if tasks != nil {
+		count = len(tasks)
+	}
+	forEachWorkerN(workers, count, func(next func() (int, bool)) {
 		var w *pushWorker
 		defer func() {
 			if w != nil {
@@ -192,6 +209,9 @@ func pushTopKPopped(r *pushRun, want []bool, kk, workers int, get func() *pushWo
 		}()
 		var popped []int32
 		for i, ok := next(); ok; i, ok = next() {
+			if tasks != nil {
+				i = int(tasks[i])
+			}
 			u := r.roots[i]
 			leaves := r.leaves[r.leafPtr[i]:r.leafPtr[i+1]]
 			if !want[u] && !slices.ContainsFunc(leaves, func(l int32) bool { return want[l] }) {
