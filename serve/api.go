@@ -248,9 +248,8 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 		b = append(b, '}')
 	}
 	b = append(b, "]}\n"...)
-	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	h["Cache-Control"] = noStore
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
 	if cap(b) <= 1<<20 {
@@ -259,11 +258,7 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-var (
-	answerBufs      = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-	jsonContentType = []string{"application/json"}
-	noStore         = []string{"no-store"}
-)
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // appendJSONFloat appends f as encoding/json writes a float of that many
 // bits (finite: logits and probabilities are).

@@ -116,12 +116,12 @@ func (e *engine) setFeatures(f *tensor.CSR) {
 }
 
 // forward runs the layers on mg (rows of mg.S: all nodes, or a subset for
-// PPRGo). A forward over every node keeps its buffers in the engine's tape
-// for the next one (the same shapes while the graph does not grow) and
-// returns a copy of the logits; a subset's shapes vary, so it runs on a
-// tape of its own.
+// PPRGo). A forward over every node that will run again (all but PPRGo's,
+// which updates rows) keeps its buffers in the engine's tape for the next
+// one (the same shapes while the graph does not grow) and returns a copy of
+// the logits; the others run on a tape of their own.
 func (e *engine) forward(mg *model.Graph) *tensor.Dense {
-	if mg.S.A.Rows < e.feats.Rows {
+	if e.pprgo || mg.S.A.Rows < e.feats.Rows {
 		return e.forwardOn(autograd.NoGrad(), mg)
 	}
 	if e.tape == nil || e.tapeRows != mg.S.A.Rows {
