@@ -43,6 +43,8 @@ type softState struct {
 	norm    []float64   // Σ_b s_b w_b per row
 	ws      []workspace // per chunk
 	rowPass
+	// cache, during ForwardCached, keeps the rows' distances.
+	cache *DistCache
 }
 
 // Name implements Aggregator.
@@ -166,8 +168,13 @@ func (m *SoftKMedoid) forwardRows(chunk, lo, hi int) {
 			st.norm[r] = 0
 			continue
 		}
-		dist := st.rowDist(ws, r, nk)
-		ws.distances(sel, a, x, dist)
+		var dist []float32
+		if st.cache != nil {
+			dist = st.cache.rowDist(ws, r, sel, a, x)
+		} else {
+			dist = st.rowDist(ws, r, nk)
+			ws.distances(sel, a, x, dist)
+		}
 		st.norm[r] = m.softWeights(ws, sel, a, dist, s, sh)
 		// out_v = Σ_a (ŝ_a · rowSum) x_a over the gathered rows ws.xs.
 		scale := st.rowSum[r]

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -32,4 +34,23 @@ func PushFrom(a *tensor.CSR, alpha, eps float64, sources []int, prefetch, keep b
 		}
 	}
 	return out, took, nil
+}
+
+// IndexError reports how the popped-set index differs from the inverse of
+// the rows' popped sets (nil: it is their inverse, entry for entry).
+func (d *DynamicPPR) IndexError() error {
+	want := make([][]int32, len(d.poppedBy))
+	for i, ps := range d.popped {
+		for _, v := range ps {
+			want[v] = append(want[v], int32(i))
+		}
+	}
+	for v := range want {
+		got := slices.Clone(d.poppedBy[v])
+		slices.Sort(got)
+		if !slices.Equal(got, want[v]) {
+			return fmt.Errorf("node %d: popped by %v, index says %v", v, want[v], got)
+		}
+	}
+	return nil
 }

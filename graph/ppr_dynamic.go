@@ -36,11 +36,14 @@ type DynamicPPR struct {
 	k          int
 	adj        *tensor.CSR
 	run        *pushRun         // adj prepared for the push
+	spare      *pushRun         // the run before: its arrays are reused by the next update
 	workers    chan *pushWorker // push states kept between updates (their thresholds follow run)
 	rows       *topKRows
-	popped     [][]int32 // popped[i]: the popped nodes of row i's push, ascending
+	popped     [][]int32 // popped[i]: the popped nodes of row i's push (any order)
 	poppedBy   [][]int32 // poppedBy[v]: the rows whose push popped v (any order)
 	mark       []bool
+	stamp      []uint64 // per node, Update's set differences (gen)
+	gen        uint64
 }
 
 // NewDynamicPPR computes the top-k PPR rows of every node of adj (square,
@@ -62,7 +65,7 @@ func NewDynamicPPR(adj *tensor.CSR, alpha, eps float64, k, workers int) (*Dynami
 	n := adj.Rows
 	d := &DynamicPPR{alpha: alpha, eps: eps, k: k, adj: adj,
 		rows:   &topKRows{kk: min(k, n), count: make([]int32, n), cols: make([]int32, n*min(k, n)), vals: make([]float32, n*min(k, n))},
-		popped: make([][]int32, n), poppedBy: make([][]int32, n), mark: make([]bool, n),
+		popped: make([][]int32, n), poppedBy: make([][]int32, n), mark: make([]bool, n), stamp: make([]uint64, n),
 		workers: make(chan *pushWorker, 8)}
 	all := make([]int, n)
 	for i := range all {
@@ -114,7 +117,18 @@ func (d *DynamicPPR) recompute(nodes []int, workers int) {
 	for _, u := range nodes {
 		want[u] = true
 	}
-	pushTopKPopped(run, want, d.rows.kk, workerCount(workers), d.getWorker, d.putWorker, func(v int, sel []candidate, popped []int32) {
+	// The roots to push (those wanted or carrying a wanted leaf), found in
+	// one pass here rather than by the workers taking every root in turn.
+	var tasks []int32
+	if len(nodes) < len(run.roots) {
+		tasks = make([]int32, 0, len(nodes))
+		for i, u := range run.roots {
+			if want[u] || slices.ContainsFunc(run.leaves[run.leafPtr[i]:run.leafPtr[i+1]], func(l int32) bool { return want[l] }) {
+				tasks = append(tasks, int32(i))
+			}
+		}
+	}
+	pushTopKPopped(run, want, tasks, d.rows.kk, workerCount(workers), d.getWorker, d.putWorker, func(v int, sel []candidate, popped []int32) {
 		d.rows.set(v, sel)
 		d.popped[v] = append(d.popped[v][:0], popped...)
 	})
@@ -176,12 +190,18 @@ func (d *DynamicPPR) prepare(adj *tensor.CSR) error {
 }
 
 // pushTopKPopped is pushTopK (the same pushes, rows and leaves) that also
-// hands emit the nodes the push popped (ascending; the root's push for a
-// leaf). emit is called concurrently, once per wanted node.
-func pushTopKPopped(r *pushRun, want []bool, kk, workers int, get func() *pushWorker, put func(*pushWorker),
+// hands emit the nodes the push popped (in no particular order; the root's
+// push for a leaf). emit is called concurrently, once per wanted node.
+// tasks, if not nil, lists the indices of the roots to consider (all of
+// them otherwise).
+func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get func() *pushWorker, put func(*pushWorker),
 	emit func(v int, sel []candidate, popped []int32)) {
 	pg, isqrt := r.pg, r.isqrt
-	forEachWorkerN(workers, len(r.roots), func(next func() (int, bool)) {
+	count := len(r.roots)
+	if tasks != nil {
+		count = len(tasks)
+	}
+	forEachWorkerN(workers, count, func(next func() (int, bool)) {
 		var w *pushWorker
 		defer func() {
 			if w != nil {
@@ -190,6 +210,9 @@ func pushTopKPopped(r *pushRun, want []bool, kk, workers int, get func() *pushWo
 		}()
 		var popped []int32
 		for i, ok := next(); ok; i, ok = next() {
+			if tasks != nil {
+				i = int(tasks[i])
+			}
 			u := r.roots[i]
 			leaves := r.leaves[r.leafPtr[i]:r.leafPtr[i+1]]
 			if !want[u] && !slices.ContainsFunc(leaves, func(l int32) bool { return want[l] }) {
@@ -212,7 +235,6 @@ func pushTopKPopped(r *pushRun, want []bool, kk, workers int, get func() *pushWo
 						popped = append(popped, v)
 					}
 				}
-				slices.Sort(popped)
 			}
 			if want[u] {
 				emit(int(u), w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk), popped)
@@ -263,7 +285,8 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 			return nil, fmt.Errorf("dynamic ppr: %w", err)
 		}
 	}
-	d.adj, d.run = adj, patchPushRun(oldRun, adj, rows, d.alpha, d.eps)
+	d.adj, d.run = adj, patchPushRun(oldRun, d.spare, adj, rows, d.alpha, d.eps)
+	d.spare = oldRun
 	if n > n0 {
 		d.grow(n)
 	}
@@ -319,21 +342,25 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 	}
 	d.recompute(redo, workers)
 	// The index: each recomputed row leaves the nodes it no longer pops and
-	// joins those it pops now (both sets ascending).
+	// joins those it pops now (the sets in any order: stamp marks the old
+	// set's nodes with 2·gen, those popped again with 2·gen+1).
 	for j, i := range redo {
 		a, b := before[j], d.popped[i]
-		p, q := 0, 0
-		for p < len(a) || q < len(b) {
-			switch {
-			case q == len(b) || p < len(a) && a[p] < b[q]:
-				d.leave(a[p], int32(i))
-				p++
-			case p == len(a) || b[q] < a[p]:
-				d.poppedBy[b[q]] = append(d.poppedBy[b[q]], int32(i))
-				q++
-			default:
-				p++
-				q++
+		d.gen++
+		old, again := 2*d.gen, 2*d.gen+1
+		for _, v := range a {
+			d.stamp[v] = old
+		}
+		for _, v := range b {
+			if d.stamp[v] == old {
+				d.stamp[v] = again
+			} else {
+				d.poppedBy[v] = append(d.poppedBy[v], int32(i))
+			}
+		}
+		for _, v := range a {
+			if d.stamp[v] == old {
+				d.leave(v, int32(i))
 			}
 		}
 	}
@@ -372,6 +399,7 @@ func (d *DynamicPPR) grow(n int) {
 	d.popped = append(d.popped, make([][]int32, n-n0)...)
 	d.poppedBy = append(d.poppedBy, make([][]int32, n-n0)...)
 	d.mark = append(d.mark, make([]bool, n-n0)...)
+	d.stamp = append(d.stamp, make([]uint64, n-n0)...)
 }
 
 // Matrix returns the current top-k matrix (Nodes() × Nodes()), a copy: the
@@ -449,20 +477,32 @@ func checkRow(a *tensor.CSR, i int) error {
 // ones computed with newDiffusionGraph's and newPushGraph's arithmetic, so
 // the result is newPushRun(newDiffusionGraph(adj)) bit for bit, in
 // O(n + nnz) copying instead of arithmetic over every entry.
-func patchPushRun(old *pushRun, adj *tensor.CSR, rows []int, alpha, eps float64) *pushRun {
+//
+// spare, if not nil, is a push run no longer used (the one before old):
+// its arrays are reused where large enough, so an update of a large graph
+// copies its push graph instead of allocating (and zeroing) a new one. The
+// leaf tasks (roots, leaves) are old's, shared, when no listed row was or
+// becomes a leaf and the graph did not grow: then no node's leaf status or
+// root changed.
+func patchPushRun(old, spare *pushRun, adj *tensor.CSR, rows []int, alpha, eps float64) *pushRun {
 	n, n0 := adj.Rows, len(old.pg.keep)
 	op := old.pg
-	pg := &pushGraph{indptr: make([]int, n+1), keep: make([]float64, n)}
-	r := &pushRun{pg: pg, thresh: make([]float64, n), isqrt: make([]float64, n)}
+	if spare == nil || spare == old {
+		spare = &pushRun{pg: &pushGraph{}}
+	}
+	sp := spare.pg
+	pg := &pushGraph{indptr: reuse(sp.indptr, n+1), keep: reuse(sp.keep, n)}
+	r := &pushRun{pg: pg, thresh: reuse(spare.thresh, n), isqrt: reuse(spare.isqrt, n)}
 	copy(pg.keep, op.keep)
 	copy(r.thresh, old.thresh)
 	copy(r.isqrt, old.isqrt)
+	pg.indptr[0] = 0
 	extra := 0
 	for _, v := range rows {
 		extra += adj.Indptr[v+1] - adj.Indptr[v]
 	}
-	pg.indices = make([]int32, 0, len(op.indices)+extra)
-	pg.scale = make([]float64, 0, len(op.indices)+extra)
+	pg.indices = reuse(sp.indices, len(op.indices)+extra)[:0]
+	pg.scale = reuse(sp.scale, len(op.indices)+extra)[:0]
 	next := 0 // the first row not yet written
 	copyRows := func(lo, hi int) {
 		pg.indices, pg.scale = csrrows.Append(pg.indptr, pg.indices, pg.scale, op.indptr, op.indices, op.scale, lo, hi)
@@ -506,6 +546,26 @@ func patchPushRun(old *pushRun, adj *tensor.CSR, rows []int, alpha, eps float64)
 	}
 	copyRows(next, n0)
 	pg.prefetch = n >= prefetchMinNodes
-	r.roots, r.leafPtr, r.leaves = pg.leafTasks()
+	sameLeaves := n == n0
+	for _, v := range rows {
+		if !sameLeaves {
+			break
+		}
+		sameLeaves = op.indptr[v+1]-op.indptr[v] != 1 && pg.indptr[v+1]-pg.indptr[v] != 1
+	}
+	if sameLeaves {
+		r.roots, r.leafPtr, r.leaves = old.roots, old.leafPtr, old.leaves
+	} else {
+		r.roots, r.leafPtr, r.leaves = pg.leafTasks()
+	}
 	return r
+}
+
+// reuse returns s resliced to n elements when its capacity allows, else a
+// new slice (contents undefined in both cases).
+func reuse[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }

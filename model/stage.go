@@ -83,3 +83,19 @@ func (m *PPRGo) FeatureStage(x *autograd.Sparse) *tensor.Dense {
 func (m *PPRGo) ForwardStaged(tp *autograd.Tape, g *Graph, h *tensor.Dense) *autograd.Var {
 	return m.propagate(tp, g.S, g.Vals, tp.Const(h))
 }
+
+// FirstAggregation returns the first layer's aggregation of m, for a caller
+// that runs it in a way of its own (ForwardStagedWith): an aggregation
+// keeps state between calls, so use it on one goroutine at a time, as
+// Forward does.
+func (m *RGNN) FirstAggregation() autograd.Aggregator { return m.agg1 }
+
+// ForwardStagedWith is ForwardStaged with agg1 in place of the first
+// layer's aggregation: the same logits, bit for bit, when agg1 computes
+// the same bits as FirstAggregation() (a server reusing what the
+// aggregation computed for the previous graph: aggregate.DistCache).
+func (m *RGNN) ForwardStagedWith(tp *autograd.Tape, g *Graph, h *tensor.Dense, agg1 autograd.Aggregator) *autograd.Var {
+	c := *m
+	c.agg1 = agg1
+	return c.forwardFrom(tp, g, tp.Const(h), Mode{})
+}

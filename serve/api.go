@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rgnn/rgnn/tensor"
@@ -196,25 +197,88 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	ans := predictAnswer{Version: st.version, Predictions: make([]prediction, len(req.Nodes))}
 	for i, u := range req.Nodes {
-		field := fmt.Sprintf("nodes[%d]", i)
 		switch {
 		case u < 0:
-			writeErr(w, http.StatusBadRequest, field, fmt.Sprintf("node id %d out of range: ids are ≥ 0", u))
+			writeErr(w, http.StatusBadRequest, fmt.Sprintf("nodes[%d]", i), fmt.Sprintf("node id %d out of range: ids are ≥ 0", u))
 			return
 		case u >= int64(st.nodes):
-			writeErr(w, http.StatusNotFound, field, fmt.Sprintf("unknown node %d (version %d has nodes 0..%d)", u, st.version, st.nodes-1))
+			writeErr(w, http.StatusNotFound, fmt.Sprintf("nodes[%d]", i), fmt.Sprintf("unknown node %d (version %d has nodes 0..%d)", u, st.version, st.nodes-1))
 			return
 		}
-		z := st.logits.row(int(u))
-		p := prediction{Node: int(u), Class: argmax(z), Probabilities: softmax(z)}
-		if req.Logits {
-			p.Logits = z
-		}
-		ans.Predictions[i] = p
 	}
-	writeJSON(w, http.StatusOK, ans)
+	// The answer (predictAnswer's JSON, as encoding/json writes it) goes
+	// into a pooled buffer: a request allocates no per-node slices.
+	bp := answerBufs.Get().(*[]byte)
+	b := append((*bp)[:0], `{"version":`...)
+	b = strconv.AppendUint(b, st.version, 10)
+	b = append(b, `,"predictions":[`...)
+	var prob [64]float64
+	for i, u := range req.Nodes {
+		z := st.logits.row(int(u))
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"node":`...)
+		b = strconv.AppendInt(b, u, 10)
+		b = append(b, `,"class":`...)
+		b = strconv.AppendInt(b, int64(argmax(z)), 10)
+		b = append(b, `,"probabilities":[`...)
+		p := prob[:0]
+		if len(z) > len(prob) {
+			p = make([]float64, 0, len(z))
+		}
+		for j, v := range softmaxInto(p, z) {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONFloat(b, v, 64)
+		}
+		b = append(b, ']')
+		if req.Logits {
+			b = append(b, `,"logits":[`...)
+			for j, v := range z {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONFloat(b, float64(v), 32)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "]}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+	if cap(b) <= 1<<20 {
+		*bp = b
+		answerBufs.Put(bp)
+	}
+}
+
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// appendJSONFloat appends f as encoding/json writes a float of that many
+// bits (finite: logits and probabilities are).
+func appendJSONFloat(b []byte, f float64, bits int) []byte {
+	format := byte('f')
+	if a := math.Abs(f); a != 0 {
+		if bits == 64 && (a < 1e-6 || a >= 1e21) || bits == 32 && (float32(a) < 1e-6 || float32(a) >= 1e21) {
+			format = 'e'
+		}
+	}
+	b = strconv.AppendFloat(b, f, format, -1, bits)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 func argmax(z []float32) int {
@@ -227,17 +291,19 @@ func argmax(z []float32) int {
 	return best
 }
 
-// softmax of float32 logits (or log-probabilities) in float64.
-func softmax(z []float32) []float64 {
+// softmaxInto appends to out the softmax of float32 logits (or
+// log-probabilities), in float64.
+func softmaxInto(out []float64, z []float32) []float64 {
 	m := math.Inf(-1)
 	for _, v := range z {
 		m = math.Max(m, float64(v))
 	}
-	out := make([]float64, len(z))
+	out = out[:0]
 	var sum float64
-	for i, v := range z {
-		out[i] = math.Exp(float64(v) - m)
-		sum += out[i]
+	for _, v := range z {
+		e := math.Exp(float64(v) - m)
+		out = append(out, e)
+		sum += e
 	}
 	for i := range out {
 		out[i] /= sum

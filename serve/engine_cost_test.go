@@ -1,0 +1,130 @@
+package serve
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rgnn/rgnn/autograd"
+	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/internal/cputime"
+	"github.com/rgnn/rgnn/model"
+	"github.com/rgnn/rgnn/task"
+)
+
+// TestEngineUpdateCost (RGNN_ENGINE_COST=1, cora_ml in $RGNN_DATA_DIR):
+// random edge additions and removals through the engine of a push model;
+// reports the CPU time per update (the process's own, internal/cputime)
+// and checks the served logits against a full recomputation on the final
+// graph, bit for bit.
+func TestEngineUpdateCost(t *testing.T) {
+	if os.Getenv("RGNN_ENGINE_COST") == "" {
+		t.Skip("RGNN_ENGINE_COST unset")
+	}
+	path := filepath.Join(os.Getenv("RGNN_DATA_DIR"), "cora_ml.npz")
+	if f := os.Getenv("RGNN_ENGINE_COST_FILE"); f != "" {
+		path = f // e.g. rgnn data generate --preset arxiv
+	}
+	models := []string{"sm_gdc", "softmedian_pprgo"}
+	if m := os.Getenv("RGNN_ENGINE_COST_MODELS"); m != "" {
+		models = strings.Split(m, ",")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skip(err)
+	}
+	g, err := data.LoadFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range models {
+		t.Run(name, func(t *testing.T) {
+			m, err := task.Models().New(name, g.Features.Cols, g.NumClasses, model.Options{PPREps: 1e-4, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := &graphState{adj: g.Adj, feats: g.Features}
+			e := newEngine(m, 0)
+			tab, err := e.init(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			n := st.nodes()
+			steps := 30
+			var cpu, wall time.Duration
+			var alloc uint64
+			var ms runtime.MemStats
+			rows := 0
+			for i := range steps {
+				b := newBuilder(st)
+				u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+				for u == v {
+					v = int32(rng.IntN(n))
+				}
+				add := !hasEdge(st.adj, u, v)
+				if i%5 == 4 { // a removal of an existing edge of u
+					r := st.adj.Indices[st.adj.Indptr[u]:st.adj.Indptr[u+1]]
+					v, add = r[rng.IntN(len(r))], false
+				}
+				if err := b.edge(u, v, add, "e"); err != nil {
+					t.Fatal(err)
+				}
+				next := b.build(uint64(i + 1))
+				runtime.ReadMemStats(&ms)
+				a0 := ms.TotalAlloc
+				c0, _ := cputime.Process()
+				w0 := time.Now()
+				nt, k, err := e.update(tab, next, b.changed())
+				if err != nil {
+					t.Fatal(err)
+				}
+				wall += time.Since(w0)
+				c1, _ := cputime.Process()
+				cpu += c1 - c0
+				runtime.ReadMemStats(&ms)
+				alloc += ms.TotalAlloc - a0
+				rows += k
+				tab, st = nt, next
+			}
+			if e.agg1 != nil {
+				c := &e.agg1.cache
+				t.Logf("first layer: last update reused the distances of %d rows, computed %d (cache %.0f MB)", c.Hits, c.Misses, float64(c.Bytes())/1e6)
+			}
+			t.Logf("%s: %d updates, %.1f CPU-ms and %.1f wall-ms per update, %.0f PPR rows per update, %.1f MB allocated per update",
+				name, steps, float64(cpu.Microseconds())/1e3/float64(steps),
+				float64(wall.Microseconds())/1e3/float64(steps), float64(rows)/float64(steps), float64(alloc)/1e6/float64(steps))
+			// Full recomputation: a fresh push preprocessing and forward.
+			mg, err := m.Preprocess(st.adj, st.feats)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := m.Forward(autograd.NoGrad(), mg, autograd.NewSparse(st.feats), model.Mode{}).Value
+			diff, same := 0.0, 0
+			for i := range n {
+				got, w := tab.row(i), want.Data[i*want.Cols:(i+1)*want.Cols]
+				if slices.Equal(got, w) {
+					same++
+				}
+				for j := range got {
+					diff = max(diff, float64(abs32(got[j]-w[j])))
+				}
+			}
+			t.Logf("max |served − full| = %g; %d of %d rows bit-identical", diff, same, n)
+			if diff > 1e-5 {
+				t.Fatalf("served logits differ from a full recomputation by %g", diff)
+			}
+		})
+	}
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
