@@ -172,3 +172,19 @@ func TestParseLayers(t *testing.T) {
 		}
 	}
 }
+
+// TestDocSizes keeps the top-level documents readable in one sitting:
+// README ≤ 300 lines, DESIGN.md ≤ 450, BENCHMARKS.md ≤ 400 (history lives
+// in git, details in docs/ and the packages' doc comments).
+func TestDocSizes(t *testing.T) {
+	root := moduleRoot(t)
+	for name, most := range map[string]int{"README.md": 300, "DESIGN.md": 450, "BENCHMARKS.md": 400} {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte("\n")); n > most {
+			t.Errorf("%s has %d lines, more than %d: shorten it (move details to docs/ or a package comment)", name, n, most)
+		}
+	}
+}
