@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rgnn/rgnn/certify"
+	"github.com/rgnn/rgnn/experiment"
 	"github.com/rgnn/rgnn/task"
 )
 
@@ -35,8 +35,8 @@ type voteCheckpoint struct {
 // newVoteCheckpoint returns the checkpoint of sampling spec's votes of the
 // weights in weights ("": trained here) on p, in dir ("": rgnn/certify in
 // the user cache dir; "none": no checkpoints, nil). The file is named by
-// everything that decides the votes — the spec, the weights' content, the
-// dataset file — so a run resumes only its own votes.
+// everything that decides the votes — the spec's run key, the weights'
+// content, the dataset file — so a run resumes only its own votes.
 func newVoteCheckpoint(dir string, spec *task.Certify, weights string, p *task.Problem) (*voteCheckpoint, error) {
 	if dir == "none" {
 		return nil, nil
@@ -48,12 +48,16 @@ func newVoteCheckpoint(dir string, spec *task.Certify, weights string, p *task.P
 		}
 		dir = filepath.Join(cache, "rgnn", "certify")
 	}
-	h := sha256.New()
-	b, err := json.Marshal(spec)
+	// The spec enters by its run key (kind and canonical parameters, the
+	// store's key, stable from one rgnn version to the next), not by its
+	// Go form, so a run resumes its votes after an upgrade.
+	key, _, err := experiment.DefaultKinds().Dependency("certify", experiment.ParamsOf(spec))
 	if err != nil {
-		return nil, err
+		fmt.Fprintf(lineWriter{}, "no checkpoints (a stop loses the votes): %v\n", err)
+		return nil, nil
 	}
-	h.Write(b)
+	h := sha256.New()
+	h.Write([]byte(key))
 	if weights != "" {
 		f, err := os.Open(weights)
 		if err != nil {
