@@ -269,7 +269,10 @@ func (s *Sampler) sampleFeats(rng *rand.Rand) *tensor.CSR {
 	n, d := f.Rows, f.Cols
 	sk := newSkipper(rng, s.params.PPlusAtt, int64(n)*int64(d))
 	pos := sk.Next()
-	out := &tensor.CSR{Rows: n, Cols: d, Indptr: make([]int, n+1)}
+	// Room for the kept ones and the expected additions (a hint: the
+	// appends below grow it if a sample draws more).
+	adds := int(s.params.PPlusAtt*float64(n)*float64(d)) + 64
+	out := &tensor.CSR{Rows: n, Cols: d, Indptr: make([]int, n+1), Indices: make([]int32, 0, f.Nnz()+adds)}
 	for i := range n {
 		lo, hi := f.RowRange(i)
 		k := lo
