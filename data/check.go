@@ -181,7 +181,18 @@ func (c Changes) String() string {
 // ZeroWeights; the caller adds Duplicates it merged when assembling a and
 // the components it drops).
 func Standardise(a *tensor.CSR) (*tensor.CSR, Changes) {
-	return standardize(a), countChanges(a)
+	if isStandard(a) { // symmetric, no loops or zeros: only weights can change
+		var c Changes
+		for r := 0; r < a.Rows; r++ {
+			for k := a.Indptr[r]; k < a.Indptr[r+1]; k++ {
+				if int(a.Indices[k]) > r && a.Values[k] != 1 {
+					c.Reweighted++
+				}
+			}
+		}
+		return ones(a), c
+	}
+	return standardizeCOO(a), countChanges(a)
 }
 
 // countChanges counts what standardize changes in a (sorted unique

@@ -54,6 +54,23 @@ func TestFastPathsMatchCOO(t *testing.T) {
 		if !equalCSR(standardize(a), standardizeCOO(a)) {
 			t.Fatalf("trial %d: standardize differs", trial)
 		}
+		checkStandardise(t, a)
+	}
+	// A standard pattern with weights: only the weights change.
+	a, _ := tensor.FromCOO(3, 3, []tensor.Entry{{Row: 0, Col: 1, Val: 2}, {Row: 1, Col: 0, Val: 2}, {Row: 1, Col: 2, Val: 1}, {Row: 2, Col: 1, Val: 1}})
+	if _, c := Standardise(a); c != (Changes{Reweighted: 1}) {
+		t.Errorf("weighted standard graph: %+v, want one reweighted edge", c)
+	}
+	checkStandardise(t, a)
+}
+
+// checkStandardise: Standardise (with its fast path for standard
+// patterns) gives the COO assembly and counts what countChanges counts.
+func checkStandardise(t *testing.T, a *tensor.CSR) {
+	t.Helper()
+	got, c := Standardise(a)
+	if !equalCSR(got, standardizeCOO(a)) || c != countChanges(a) {
+		t.Fatalf("Standardise: changes %+v, countChanges %+v (or a different pattern)", c, countChanges(a))
 	}
 }
 

@@ -42,9 +42,9 @@ func checkFormatVersion(a *npz.Archive) error {
 }
 
 // keptNodes returns the nodes a load keeps: the largest connected component
-// of sym, or every node when the file says so (KeepAllNodesKey).
+// of sym and the number of components, or every node when the file says so
+// (KeepAllNodesKey; components 0: not counted, as nothing is dropped).
 func keptNodes(a *npz.Archive, sym *tensor.CSR) (keep []int, components int, err error) {
-	keep, components = LargestComponent(sym)
 	if a.Has(KeepAllNodesKey) {
 		arr, err := a.Array(KeepAllNodesKey)
 		if err != nil {
@@ -59,7 +59,9 @@ func keptNodes(a *npz.Archive, sym *tensor.CSR) (keep []int, components int, err
 			for i := range keep {
 				keep[i] = i
 			}
+			return keep, 0, nil
 		}
 	}
+	keep, components = LargestComponent(sym)
 	return keep, components, nil
 }

@@ -374,14 +374,19 @@ func isStandard(a *tensor.CSR) bool {
 // standardize returns the symmetric 0/1 pattern of a + aᵀ without the diagonal.
 func standardize(a *tensor.CSR) *tensor.CSR {
 	if isStandard(a) {
-		s := &tensor.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices,
-			Values: make([]float32, a.Nnz())}
-		for i := range s.Values {
-			s.Values[i] = 1
-		}
-		return s
+		return ones(a)
 	}
 	return standardizeCOO(a)
+}
+
+// ones returns a's pattern with every value 1 (sharing a's index arrays).
+func ones(a *tensor.CSR) *tensor.CSR {
+	s := &tensor.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices,
+		Values: make([]float32, a.Nnz())}
+	for i := range s.Values {
+		s.Values[i] = 1
+	}
+	return s
 }
 
 // standardizeCOO is standardize by assembling a + aᵀ from coordinates.
