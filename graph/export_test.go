@@ -54,3 +54,31 @@ func (d *DynamicPPR) IndexError() error {
 	}
 	return nil
 }
+
+// PoppedError reports how the popped sets and masses kept by d differ from
+// those of a fresh DynamicPPR of the current graph (nil: the same sets,
+// and masses to the bit).
+func (d *DynamicPPR) PoppedError() error {
+	f, err := NewDynamicPPR(d.adj, d.alpha, d.eps, d.k, 1)
+	if err != nil {
+		return err
+	}
+	for i := range d.popped {
+		got, want := map[int32]float32{}, map[int32]float32{}
+		for j, v := range d.popped[i] {
+			got[v] = d.mass[i][j]
+		}
+		for j, v := range f.popped[i] {
+			want[v] = f.mass[i][j]
+		}
+		if len(got) != len(want) {
+			return fmt.Errorf("row %d: %d popped nodes kept, %d in a fresh push", i, len(got), len(want))
+		}
+		for v, m := range want {
+			if g, ok := got[v]; !ok || g != m {
+				return fmt.Errorf("row %d: node %d: mass %v kept (%v), %v in a fresh push", i, v, g, ok, m)
+			}
+		}
+	}
+	return nil
+}

@@ -40,10 +40,20 @@ type DynamicPPR struct {
 	workers    chan *pushWorker // push states kept between updates (their thresholds follow run)
 	rows       *topKRows
 	popped     [][]int32 // popped[i]: the popped nodes of row i's push (any order)
-	poppedBy   [][]int32 // poppedBy[v]: the rows whose push popped v (any order)
-	mark       []bool
-	stamp      []uint64 // per node, Update's set differences (gen)
-	gen        uint64
+	// mass[i][j] is the residual row i's push moved out of popped[i][j] in
+	// all (its p over its keep), rounded to float32: what the push sent to
+	// each neighbour of that node, over the scale of the edge.
+	mass     [][]float32
+	poppedBy [][]int32 // poppedBy[v]: the rows whose push popped v (any order)
+	mark     []bool
+	stamp    []uint64 // per node, Update's set differences (gen)
+	gen      uint64
+	// Update's residual test: per node the scale of its edge to the
+	// changed node in hand (valid where nbrStamp is nbrGen), per row
+	// whether it was tested for that node (rowStamp).
+	nbrScale           []float64
+	nbrStamp, rowStamp []uint64
+	nbrGen             uint64
 }
 
 // NewDynamicPPR computes the top-k PPR rows of every node of adj (square,
@@ -65,7 +75,8 @@ func NewDynamicPPR(adj *tensor.CSR, alpha, eps float64, k, workers int) (*Dynami
 	n := adj.Rows
 	d := &DynamicPPR{alpha: alpha, eps: eps, k: k, adj: adj,
 		rows:   &topKRows{kk: min(k, n), count: make([]int32, n), cols: make([]int32, n*min(k, n)), vals: make([]float32, n*min(k, n))},
-		popped: make([][]int32, n), poppedBy: make([][]int32, n), mark: make([]bool, n), stamp: make([]uint64, n),
+		popped: make([][]int32, n), mass: make([][]float32, n), poppedBy: make([][]int32, n), mark: make([]bool, n), stamp: make([]uint64, n),
+		nbrScale: make([]float64, n), nbrStamp: make([]uint64, n), rowStamp: make([]uint64, n),
 		workers: make(chan *pushWorker, 8)}
 	all := make([]int, n)
 	for i := range all {
@@ -128,9 +139,10 @@ func (d *DynamicPPR) recompute(nodes []int, workers int) {
 			}
 		}
 	}
-	pushTopKPopped(run, want, tasks, d.rows.kk, workerCount(workers), d.getWorker, d.putWorker, func(v int, sel []candidate, popped []int32) {
+	pushTopKPopped(run, want, tasks, d.rows.kk, workerCount(workers), d.getWorker, d.putWorker, func(v int, sel []candidate, popped []int32, mass []float32) {
 		d.rows.set(v, sel)
 		d.popped[v] = append(d.popped[v][:0], popped...)
+		d.mass[v] = append(d.mass[v][:0], mass...)
 	})
 }
 
@@ -191,11 +203,12 @@ func (d *DynamicPPR) prepare(adj *tensor.CSR) error {
 
 // pushTopKPopped is pushTopK (the same pushes, rows and leaves) that also
 // hands emit the nodes the push popped (in no particular order; the root's
-// push for a leaf). emit is called concurrently, once per wanted node.
+// push for a leaf) and the residual it moved out of each (p/keep, as
+// float32). emit is called concurrently, once per wanted node.
 // tasks, if not nil, lists the indices of the roots to consider (all of
 // them otherwise).
 func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get func() *pushWorker, put func(*pushWorker),
-	emit func(v int, sel []candidate, popped []int32)) {
+	emit func(v int, sel []candidate, popped []int32, mass []float32)) {
 	pg, isqrt := r.pg, r.isqrt
 	count := len(r.roots)
 	if tasks != nil {
@@ -209,6 +222,7 @@ func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get
 			}
 		}()
 		var popped []int32
+		var mass []float32
 		for i, ok := next(); ok; i, ok = next() {
 			if tasks != nil {
 				i = int(tasks[i])
@@ -222,27 +236,29 @@ func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get
 				w = get()
 			}
 			w.push(pg, int(u))
-			popped = popped[:0]
+			popped, mass = popped[:0], mass[:0]
 			if w.dense {
 				for v := range w.node {
-					if w.node[v].p > 0 {
+					if p := w.node[v].p; p > 0 {
 						popped = append(popped, int32(v))
+						mass = append(mass, float32(p/pg.keep[v]))
 					}
 				}
 			} else {
 				for _, v := range w.touched {
-					if w.node[v].p > 0 {
+					if p := w.node[v].p; p > 0 {
 						popped = append(popped, v)
+						mass = append(mass, float32(p/pg.keep[v]))
 					}
 				}
 			}
 			if want[u] {
-				emit(int(u), w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk), popped)
+				emit(int(u), w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk), popped, mass)
 			}
 			for _, l := range leaves {
 				if want[l] {
 					e := pg.indptr[l]
-					emit(int(l), w.sel.selectTopK(w.candidates(isqrt, int(l), pg.scale[e], pg.keep[l]), kk), popped)
+					emit(int(l), w.sel.selectTopK(w.candidates(isqrt, int(l), pg.scale[e], pg.keep[l]), kk), popped, mass)
 				}
 			}
 		}
@@ -315,11 +331,6 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 		// c's residual stayed below: a higher threshold leaves that push
 		// as it was, a lower one may not.
 		byNode(c)
-		if !(run.thresh[c] > oldRun.thresh[c]) {
-			for _, v := range old.Indices[old.Indptr[c]:old.Indptr[c+1]] {
-				byNode(int(v))
-			}
-		}
 		// Whether a neighbour is a leaf of its root depends on c's row.
 		for _, g := range []*tensor.CSR{old, adj} {
 			for _, v := range g.Indices[g.Indptr[c]:g.Indptr[c+1]] {
@@ -331,6 +342,47 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 	}
 	for i := n0; i < n; i++ {
 		markRow(i)
+	}
+	// A push that touched a changed node c without popping it (it popped
+	// a neighbour of c) read c's threshold eps·d̃_c each time c's residual
+	// grew, and c's residual stayed below it. A higher threshold leaves
+	// that push as it was. Under a lower one the push is still the same,
+	// read for read, as long as c's final residual stays below the new
+	// threshold (a residual only grows until its node is popped): that
+	// residual is the sum over c's popped neighbours x of the residual
+	// moved out of x (mass) times the scale of the edge x→c, and is
+	// recomputed here from the row's popped set. The masses are rounded to
+	// float32 and the push sums in its own order, so the test keeps a
+	// relative margin (residualMargin, far above both roundings of these
+	// sums of positive terms) and recomputes the row when in doubt.
+	for _, c := range changed {
+		if c >= n0 || run.thresh[c] >= oldRun.thresh[c] {
+			continue
+		}
+		nbrs := old.Indices[old.Indptr[c]:old.Indptr[c+1]]
+		d.nbrGen++
+		gen := d.nbrGen
+		for _, x := range nbrs {
+			d.nbrStamp[x], d.nbrScale[x] = gen, edgeScale(oldRun.pg, int(x), int32(c))
+		}
+		limit := run.thresh[c] / (1 + residualMargin)
+		for _, x := range nbrs {
+			for _, i := range d.poppedBy[x] {
+				if d.mark[i] || d.rowStamp[i] == gen {
+					continue
+				}
+				d.rowStamp[i] = gen
+				r, ms := 0.0, d.mass[i]
+				for j, y := range d.popped[i] {
+					if d.nbrStamp[y] == gen {
+						r += float64(ms[j]) * d.nbrScale[y]
+					}
+				}
+				if !(r < limit) {
+					markRow(int(i))
+				}
+			}
+		}
 	}
 	slices.Sort(redo)
 	for _, i := range redo {
@@ -367,6 +419,20 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 	return redo, nil
 }
 
+// residualMargin is the relative margin of Update's residual test: the
+// float32 masses are within 2^-24 of the push's sums, and the push's own
+// sums of positive terms within a few hundred 2^-53.
+const residualMargin = 1e-5
+
+// edgeScale is the scale of the push graph's edge x→c (0 if none).
+func edgeScale(pg *pushGraph, x int, c int32) float64 {
+	lo, hi := pg.indptr[x], pg.indptr[x+1]
+	if k, ok := slices.BinarySearch(pg.indices[lo:hi], c); ok {
+		return pg.scale[lo+k]
+	}
+	return 0
+}
+
 // leave removes row i from poppedBy[v].
 func (d *DynamicPPR) leave(v, i int32) {
 	l := d.poppedBy[v]
@@ -397,6 +463,10 @@ func (d *DynamicPPR) grow(n int) {
 	r.cols = append(r.cols, make([]int32, (n-n0)*r.kk)...)
 	r.vals = append(r.vals, make([]float32, (n-n0)*r.kk)...)
 	d.popped = append(d.popped, make([][]int32, n-n0)...)
+	d.mass = append(d.mass, make([][]float32, n-n0)...)
+	d.nbrScale = append(d.nbrScale, make([]float64, n-n0)...)
+	d.nbrStamp = append(d.nbrStamp, make([]uint64, n-n0)...)
+	d.rowStamp = append(d.rowStamp, make([]uint64, n-n0)...)
 	d.poppedBy = append(d.poppedBy, make([][]int32, n-n0)...)
 	d.mark = append(d.mark, make([]bool, n-n0)...)
 	d.stamp = append(d.stamp, make([]uint64, n-n0)...)

@@ -67,6 +67,9 @@ func testDynamicPPR(t *testing.T, eps float64) {
 		if err := d.IndexError(); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
+		if err := d.PoppedError(); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
 		got := d.Matrix()
 		if !slices.Equal(got.Indptr, want.Indptr) || !slices.Equal(got.Indices, want.Indices) || !slices.Equal(got.Values, want.Values) {
 			for u := range want.Rows {

@@ -21,7 +21,8 @@ import (
 // random edge additions and removals through the engine of a push model;
 // reports the CPU time per update (the process's own, internal/cputime)
 // and checks the served logits against a full recomputation on the final
-// graph, bit for bit.
+// graph, bit for bit. RGNN_ENGINE_COST_PAIRS=1 edits as rgnn-load's update
+// workload does: a random absent edge added, removed by the next update.
 func TestEngineUpdateCost(t *testing.T) {
 	if os.Getenv("RGNN_ENGINE_COST") == "" {
 		t.Skip("RGNN_ENGINE_COST unset")
@@ -59,18 +60,24 @@ func TestEngineUpdateCost(t *testing.T) {
 			var cpu, wall time.Duration
 			var alloc uint64
 			var ms runtime.MemStats
-			rows := 0
+			rows, removed := 0, 0
+			pairs := os.Getenv("RGNN_ENGINE_COST_PAIRS") != ""
+			var lastU, lastV int32
 			for i := range steps {
 				b := newBuilder(st)
 				u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
-				for u == v {
-					v = int32(rng.IntN(n))
+				for u == v || pairs && hasEdge(st.adj, u, v) {
+					u, v = int32(rng.IntN(n)), int32(rng.IntN(n))
 				}
 				add := !hasEdge(st.adj, u, v)
-				if i%5 == 4 { // a removal of an existing edge of u
+				switch {
+				case pairs && i%2 == 1: // the edge added before, removed
+					u, v, add = lastU, lastV, false
+				case !pairs && i%5 == 4: // a removal of an existing edge of u
 					r := st.adj.Indices[st.adj.Indptr[u]:st.adj.Indptr[u+1]]
 					v, add = r[rng.IntN(len(r))], false
 				}
+				lastU, lastV = u, v
 				if err := b.edge(u, v, add, "e"); err != nil {
 					t.Fatal(err)
 				}
@@ -89,15 +96,18 @@ func TestEngineUpdateCost(t *testing.T) {
 				runtime.ReadMemStats(&ms)
 				alloc += ms.TotalAlloc - a0
 				rows += k
+				if !add {
+					removed += k
+				}
 				tab, st = nt, next
 			}
 			if e.agg1 != nil {
 				c := &e.agg1.cache
 				t.Logf("first layer: last update reused the distances of %d rows, computed %d (cache %.0f MB)", c.Hits, c.Misses, float64(c.Bytes())/1e6)
 			}
-			t.Logf("%s: %d updates, %.1f CPU-ms and %.1f wall-ms per update, %.0f PPR rows per update, %.1f MB allocated per update",
+			t.Logf("%s: %d updates, %.1f CPU-ms and %.1f wall-ms per update, %.0f PPR rows per update (removals %d of them), %.1f MB allocated per update",
 				name, steps, float64(cpu.Microseconds())/1e3/float64(steps),
-				float64(wall.Microseconds())/1e3/float64(steps), float64(rows)/float64(steps), float64(alloc)/1e6/float64(steps))
+				float64(wall.Microseconds())/1e3/float64(steps), float64(rows)/float64(steps), removed, float64(alloc)/1e6/float64(steps))
 			// Full recomputation: a fresh push preprocessing and forward.
 			mg, err := m.Preprocess(st.adj, st.feats)
 			if err != nil {
