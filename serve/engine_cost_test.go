@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -23,6 +24,8 @@ import (
 // and checks the served logits against a full recomputation on the final
 // graph, bit for bit. RGNN_ENGINE_COST_PAIRS=1 edits as rgnn-load's update
 // workload does: a random absent edge added, removed by the next update.
+// RGNN_ENGINE_COST_PROFILE=F writes a CPU profile of the updates alone (the
+// initial push excluded) to F.<model>.
 func TestEngineUpdateCost(t *testing.T) {
 	if os.Getenv("RGNN_ENGINE_COST") == "" {
 		t.Skip("RGNN_ENGINE_COST unset")
@@ -60,6 +63,17 @@ func TestEngineUpdateCost(t *testing.T) {
 			var cpu, wall time.Duration
 			var alloc uint64
 			var ms runtime.MemStats
+			if f := os.Getenv("RGNN_ENGINE_COST_PROFILE"); f != "" {
+				out, err := os.Create(f + "." + name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer out.Close()
+				if err := pprof.StartCPUProfile(out); err != nil {
+					t.Fatal(err)
+				}
+				defer pprof.StopCPUProfile()
+			}
 			rows, removed := 0, 0
 			pairs := os.Getenv("RGNN_ENGINE_COST_PAIRS") != ""
 			var lastU, lastV int32
