@@ -21,16 +21,18 @@ import (
 // root's push. So a row is unchanged, bit for bit, by an edit whose
 // endpoints its push did not touch: the push on the edited graph makes the
 // same reads in the same order. DynamicPPR records the popped nodes of every
-// row's push and, per node, the rows that popped it; an edit changing the
-// rows of the nodes C then recomputes the rows that popped a node of C or
-// of C's neighbours (touched ⊆ popped ∪ N(popped)), each with the push of
-// TopKPPR on the edited graph, and nothing else. Recomputed rows are
-// TopKPPR's rows of the new graph (tested bit for bit against a full
-// TopKPPR).
+// row's push (with the residual moved out of each) and, per node, the rows
+// that popped it; an edit changing the rows of the nodes C then recomputes
+// the rows that popped a node of C, and those that only touched a node c
+// of C whose threshold fell (a removal) when c's residual in that push
+// reaches the new threshold (Update), each with the push of TopKPPR on the
+// edited graph, and nothing else. Recomputed rows are TopKPPR's rows of the
+// new graph (tested bit for bit against a full TopKPPR; the kept popped
+// sets and residuals against a fresh push).
 //
 // Memory: k entries per row plus the popped sets, stored twice (per row and
-// per node: at eps = 1e-4 a few hundred entries per row). Not safe for
-// concurrent use.
+// per node: at eps = 1e-4 a few hundred entries per row), and a float32
+// residual per popped entry. Not safe for concurrent use.
 type DynamicPPR struct {
 	alpha, eps float64
 	k          int
