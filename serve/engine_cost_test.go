@@ -72,7 +72,7 @@ func TestEngineUpdateCost(t *testing.T) {
 				if err := pprof.StartCPUProfile(out); err != nil {
 					t.Fatal(err)
 				}
-				defer pprof.StopCPUProfile()
+				defer pprof.StopCPUProfile() // on failure; after the updates otherwise
 			}
 			rows, removed := 0, 0
 			pairs := os.Getenv("RGNN_ENGINE_COST_PAIRS") != ""
@@ -114,6 +114,9 @@ func TestEngineUpdateCost(t *testing.T) {
 					removed += k
 				}
 				tab, st = nt, next
+			}
+			if os.Getenv("RGNN_ENGINE_COST_PROFILE") != "" {
+				pprof.StopCPUProfile()
 			}
 			if e.agg1 != nil {
 				c := &e.agg1.cache

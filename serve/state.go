@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/rgnn/rgnn/internal/csrrows"
 	"github.com/rgnn/rgnn/tensor"
@@ -16,6 +17,40 @@ type graphState struct {
 	version uint64
 	adj     *tensor.CSR // n×n, symmetric, unweighted, no self loops
 	feats   *tensor.CSR // n×d
+	// unit: every entry of adj is 1 (then adj.Values may be the shared
+	// read-only ones); unitKnown: unit was checked.
+	unit, unitKnown bool
+}
+
+// onesBuf is a read-only slice of ones shared by the graph versions whose
+// entries are all 1, so that an update does not copy their values.
+var (
+	onesMu  sync.Mutex
+	onesBuf []float32
+)
+
+// ones returns n ones (shared, read only; capacity n so that an append
+// copies).
+func ones(n int) []float32 {
+	onesMu.Lock()
+	defer onesMu.Unlock()
+	if len(onesBuf) < n {
+		onesBuf = make([]float32, n+n/8)
+		for i := range onesBuf {
+			onesBuf[i] = 1
+		}
+	}
+	return onesBuf[:n:n]
+}
+
+// unitValues reports whether every entry of g's adjacency is 1 (checked
+// once per version chain: build passes it on).
+func (g *graphState) unitValues() bool {
+	if !g.unitKnown {
+		g.unit = !slices.ContainsFunc(g.adj.Values, func(v float32) bool { return v != 1 })
+		g.unitKnown = true
+	}
+	return g.unit
 }
 
 // nodes is the number of nodes.
@@ -135,9 +170,11 @@ func (b *builder) changed() []int {
 	return out
 }
 
-// build returns the next version: the base's rows copied where unchanged.
+// build returns the next version: the base's rows copied where unchanged
+// (their values shared ones when every entry is 1).
 func (b *builder) build(version uint64) *graphState {
 	a := b.base.adj
+	unit := b.base.unitValues()
 	n := b.nodeCount
 	nnz := len(a.Indices)
 	for u, r := range b.rows {
@@ -146,23 +183,35 @@ func (b *builder) build(version uint64) *graphState {
 		}
 		nnz += len(r)
 	}
-	out := &tensor.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1), Indices: make([]int32, 0, nnz), Values: make([]float32, 0, nnz)}
+	out := &tensor.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1), Indices: make([]int32, 0, nnz)}
+	if !unit {
+		out.Values = make([]float32, 0, nnz)
+	}
 	changed := b.changed()
 	next := 0 // first row not yet written
 	copyRows := func(lo, hi int) {
+		if unit {
+			out.Indices = csrrows.AppendIndices(out.Indptr, out.Indices, a.Indptr, a.Indices, lo, hi)
+			return
+		}
 		out.Indices, out.Values = csrrows.Append(out.Indptr, out.Indices, out.Values, a.Indptr, a.Indices, a.Values, lo, hi)
 	}
 	for _, u := range changed {
 		copyRows(next, min(u, a.Rows))
 		r := b.row(int32(u))
 		out.Indices = append(out.Indices, r...)
-		for range r {
-			out.Values = append(out.Values, 1)
+		if !unit {
+			for range r {
+				out.Values = append(out.Values, 1)
+			}
 		}
 		out.Indptr[u+1] = len(out.Indices)
 		next = u + 1
 	}
 	copyRows(next, a.Rows)
+	if unit {
+		out.Values = ones(len(out.Indices))
+	}
 	feats := b.base.feats
 	if len(b.featCols) > 0 {
 		f := b.base.feats
@@ -177,7 +226,7 @@ func (b *builder) build(version uint64) *graphState {
 		}
 		feats = nf
 	}
-	return &graphState{version: version, adj: out, feats: feats}
+	return &graphState{version: version, adj: out, feats: feats, unit: unit, unitKnown: true}
 }
 
 // featureRow turns a dense feature vector of a request into its nonzero

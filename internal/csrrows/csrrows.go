@@ -21,3 +21,18 @@ func Append[V any](dstIndptr []int, dstIndices []int32, dstValues []V, indptr []
 	}
 	return dstIndices, dstValues
 }
+
+// AppendIndices is Append without values (for rows whose values are kept
+// elsewhere).
+func AppendIndices(dstIndptr []int, dstIndices []int32, indptr []int, indices []int32, lo, hi int) []int32 {
+	if lo >= hi {
+		return dstIndices
+	}
+	a, b := indptr[lo], indptr[hi]
+	shift := len(dstIndices) - a
+	dstIndices = append(dstIndices, indices[a:b]...)
+	for v := lo; v < hi; v++ {
+		dstIndptr[v+1] = indptr[v+1] + shift
+	}
+	return dstIndices
+}

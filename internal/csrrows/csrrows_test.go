@@ -20,3 +20,16 @@ func TestAppend(t *testing.T) {
 		t.Fatalf("an empty run appended %d entries", len(di2)-3)
 	}
 }
+
+func TestAppendIndices(t *testing.T) {
+	indptr, indices := []int{0, 1, 1, 3}, []int32{0, 1, 2}
+	dptr := make([]int, 4)
+	dptr[1] = 1
+	di := AppendIndices(dptr, []int32{7}, indptr, indices, 1, 3)
+	if !slices.Equal(dptr, []int{0, 1, 1, 3}) || !slices.Equal(di, []int32{7, 1, 2}) {
+		t.Fatalf("got indptr %v, indices %v", dptr, di)
+	}
+	if di2 := AppendIndices(dptr, di, indptr, indices, 2, 2); len(di2) != 3 {
+		t.Fatalf("an empty run appended %d entries", len(di2)-3)
+	}
+}
