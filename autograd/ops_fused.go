@@ -65,7 +65,7 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 			if act == ActReLU && p > 0 && c%4 == 0 {
 				// The hot case (GCN's hidden layer) in one branch-free
 				// pass: relu by the sign bit, the mask by an AND.
-				reluDropoutRow(os, xs, bd[:c], seed, uint64(i*c/4), thr, scale)
+				tensor.ReLUDropoutRow(os, xs, bd[:c], seed, i*c/4, thr, scale)
 				continue
 			}
 			for j, v := range xs {
@@ -158,10 +158,31 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 					continue
 				}
 				if act == ActReLU && p > 0 {
-					reluDropoutBack(g.Data[lo*c:hi*c], gr.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c], lo*c, seed, thr, scale)
-				} else {
-					backRows(g.Data[lo*c:hi*c], gr.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c], mask, deriv, lo*c, act)
+					// The kernel writes the rows and sums them per column
+					// (into a scratch sum when b needs no gradient); a row
+					// with a positive NaN output goes through
+					// reluDropoutBack.
+					var acc []float64
+					if part != nil {
+						acc = part[bl*c : (bl+1)*c]
+					} else {
+						acc = make([]float64, c)
+					}
+					gs, rs, os := g.Data[lo*c:hi*c], gr.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c]
+					for r := 0; r < hi-lo; {
+						r += tensor.ReLUDropoutBackRows(rs[r*c:], gs[r*c:], os[r*c:], c, scale, acc)
+						if r < hi-lo {
+							row := rs[r*c : (r+1)*c]
+							reluDropoutBack(gs[r*c:(r+1)*c], row, os[r*c:(r+1)*c], (lo+r)*c, seed, thr, scale)
+							for j, v := range row {
+								acc[j] += float64(v)
+							}
+							r++
+						}
+					}
+					continue
 				}
+				backRows(g.Data[lo*c:hi*c], gr.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c], mask, deriv, lo*c, act)
 				if part != nil {
 					acc := part[bl*c : (bl+1)*c]
 					for i := lo; i < hi; i++ {
@@ -223,28 +244,6 @@ func backRows(gd, rd, od []float32, mask, deriv *tensor.Dense, off int, act Acti
 			rd[i] = math.Float32frombits(math.Float32bits(v) & keep)
 		}
 	}
-}
-
-// reluDropoutRow writes o = relu(x + b)·mask for one row of a multiple of 4
-// elements whose first quad is q: the hot case of BiasActDropout, the same
-// operations element by element.
-func reluDropoutRow(o, x, b []float32, seed, q uint64, thr int32, scale float32) {
-	x, b = x[:len(o)], b[:len(o)]
-	h := seed + q*0x9e3779b97f4a7c15
-	for j := 0; j+4 <= len(o); j += 4 {
-		hq := splitmix64(h)
-		h += 0x9e3779b97f4a7c15
-		x4, b4, o4 := x[j:j+4:j+4], b[j:j+4:j+4], o[j:j+4:j+4]
-		o4[0] = reluF(x4[0]+b4[0]) * dropKeep(hq, thr, scale)
-		o4[1] = reluF(x4[1]+b4[1]) * dropKeep(hq>>16, thr, scale)
-		o4[2] = reluF(x4[2]+b4[2]) * dropKeep(hq>>32, thr, scale)
-		o4[3] = reluF(x4[3]+b4[3]) * dropKeep(hq>>48, thr, scale)
-	}
-}
-
-// reluF is max(v, 0) by the sign bit (−0 and negatives to +0), branch-free.
-func reluF(v float32) float32 {
-	return math.Float32frombits(math.Float32bits(v) & uint32(int32(^math.Float32bits(v))>>31))
 }
 
 // reluDropoutBack writes rd = (gd·mask)·relu' for one block of elements of
