@@ -25,7 +25,10 @@
 // ops with the chain's values and masks, tested bit for bit against it:
 // [Tape.BiasActDropout] (bias + ReLU/ELU + dropout in one pass forward, ReLU
 // by the sign bit and the mask by an AND, no unpredictable branch; one pass
-// backward that also sums the bias gradient over 16 fixed row blocks) and
+// backward that also sums the bias gradient over 16 fixed row blocks; with
+// ReLU and dropout it keeps no mask, since a positive, non-NaN output means
+// the element was kept, and runs tensor's AVX2 kernels, which hash four
+// quads at a time: cora_ml's GCN epoch 5.4 → 4.3 CPU ms) and
 // [Tape.GATAttention] (all heads' scores, edge softmax, attention dropout
 // and aggregation in one row-parallel pass; the backward gathers column sums
 // through the graph's cached transpose, so it stays deterministic without

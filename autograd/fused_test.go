@@ -162,3 +162,56 @@ func TestSparseWithValuesTranspose(t *testing.T) {
 		}
 	}
 }
+
+// TestBiasActDropoutReLUSpecialValues checks the ReLU-with-dropout case,
+// whose backward reads the output instead of a stored mask, against the
+// mask formula (g·mask) kept where the output's sign bit is clear and it
+// is nonzero, bit for bit, with ±0, ±Inf and NaN inputs and gradients.
+func TestBiasActDropoutReLUSpecialValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	nan := float32(math.NaN())
+	inf := float32(math.Inf(1))
+	specials := []float32{0, float32(math.Copysign(0, -1)), inf, -inf, nan, -nan, 1e-38, -1e-38, 3e38}
+	for _, cols := range []int{64, 12, 7} {
+		x, b, w := randDense(rng, 97, cols), randDense(rng, 1, cols), randDense(rng, 97, cols)
+		for i := range x.Data {
+			if rng.IntN(4) == 0 {
+				x.Data[i] = specials[rng.IntN(len(specials))]
+			}
+			if rng.IntN(8) == 0 {
+				w.Data[i] = specials[rng.IntN(len(specials))]
+			}
+		}
+		const p, seed = 0.5, 41
+		tp := NewTape()
+		xv, bv := tp.Leaf(x.Clone()), tp.Leaf(b.Clone())
+		h := tp.BiasActDropout(xv, bv, ActReLU, p, seed)
+		tp.Backward(tp.Sum(tp.Mul(h, tp.Const(w))))
+		scale := float32(1 / (1 - p))
+		thr := int32(math.Round(p * 65536))
+		hg := h.Grad().Data
+		for e, g := range hg {
+			m := dropKeep(dropHash(seed, e/4)>>(16*uint(e%4)), thr, scale)
+			if cols%4 != 0 {
+				r, j := e/cols, e%cols
+				q := r * cols
+				m = dropKeep(dropHash(seed, (q+j)/4)>>(16*uint((q+j)%4)), thr, scale)
+			}
+			v := x.Data[e] + b.Data[e%cols]
+			y := math.Float32frombits(math.Float32bits(v) & uint32(int32(^math.Float32bits(v))>>31))
+			if cols%4 != 0 {
+				y = max(v, 0)
+			}
+			out := y * m
+			if got := math.Float32bits(h.Value.Data[e]); got != math.Float32bits(out) && !(out != out && h.Value.Data[e] != h.Value.Data[e]) {
+				t.Fatalf("cols %d: output %d: %v, want %v", cols, e, h.Value.Data[e], out)
+			}
+			keep := uint32(int32(math.Float32bits(h.Value.Data[e])-1)>>31) ^ 0xffffffff
+			want := math.Float32frombits(math.Float32bits(g*m) & keep)
+			got := xv.Grad().Data[e]
+			if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+				t.Fatalf("cols %d: x gradient %d (x %v, out %v, g %v, mask %v): %v, want %v", cols, e, x.Data[e], h.Value.Data[e], g, m, got, want)
+			}
+		}
+	}
+}

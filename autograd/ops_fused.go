@@ -36,15 +36,19 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 	rows, c := x.Value.Rows, x.Value.Cols
 	out := t.newVar(rows, c)
 	// mask holds the dropout factor (0 or 1/(1−p)) and, for ELU, deriv the
-	// activation's derivative; ReLU's backward reads the output's sign
-	// instead (out > 0 exactly where act' = 1 and the mask is nonzero). The
-	// chain's gradient is (g·mask)·act', kept in that order.
+	// activation's derivative. The chain's gradient is (g·mask)·act', kept
+	// in that order. ReLU keeps neither: its backward reads the output,
+	// which is positive and not NaN exactly where act' = 1 and the mask is
+	// 1/(1−p) (a dropped element's output is +0, or NaN for an infinite
+	// input), so (g·mask)·act' is g·(1/(1−p)) there and +0 where the output
+	// is +0 or a negative NaN; only a positive NaN output leaves the mask
+	// open, and its coin is drawn again (reluDropoutBack).
 	var deriv, mask *tensor.Dense
 	if t.grads {
 		if act == ActELU {
 			deriv = t.alloc(rows, c)
 		}
-		if p > 0 {
+		if p > 0 && act != ActReLU {
 			mask = t.alloc(rows, c)
 		}
 	}
@@ -61,23 +65,7 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 			if act == ActReLU && p > 0 && c%4 == 0 {
 				// The hot case (GCN's hidden layer) in one branch-free
 				// pass: relu by the sign bit, the mask by an AND.
-				var ms []float32
-				if mask != nil {
-					ms = mask.Data[i*c : (i+1)*c]
-				}
-				for j := 0; j+4 <= c; j += 4 {
-					hq := dropHash(seed, (i*c+j)/4)
-					x4, b4, o4 := xs[j:j+4:j+4], bd[j:j+4:j+4], os[j:j+4:j+4]
-					for l := range 4 {
-						m := dropKeep(hq>>(16*l), thr, scale)
-						v := x4[l] + b4[l]
-						y := math.Float32frombits(math.Float32bits(v) & uint32(int32(^math.Float32bits(v))>>31))
-						o4[l] = y * m
-						if ms != nil {
-							ms[j+l] = m
-						}
-					}
-				}
+				tensor.ReLUDropoutRow(os, xs, bd[:c], seed, i*c/4, thr, scale)
 				continue
 			}
 			for j, v := range xs {
@@ -169,6 +157,31 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 				if lo >= hi {
 					continue
 				}
+				if act == ActReLU && p > 0 {
+					// The kernel writes the rows and sums them per column
+					// (into a scratch sum when b needs no gradient); a row
+					// with a positive NaN output goes through
+					// reluDropoutBack.
+					var acc []float64
+					if part != nil {
+						acc = part[bl*c : (bl+1)*c]
+					} else {
+						acc = make([]float64, c)
+					}
+					gs, rs, os := g.Data[lo*c:hi*c], gr.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c]
+					for r := 0; r < hi-lo; {
+						r += tensor.ReLUDropoutBackRows(rs[r*c:], gs[r*c:], os[r*c:], c, scale, acc)
+						if r < hi-lo {
+							row := rs[r*c : (r+1)*c]
+							reluDropoutBack(gs[r*c:(r+1)*c], row, os[r*c:(r+1)*c], (lo+r)*c, seed, thr, scale)
+							for j, v := range row {
+								acc[j] += float64(v)
+							}
+							r++
+						}
+					}
+					continue
+				}
 				backRows(g.Data[lo*c:hi*c], gr.Data[lo*c:hi*c], out.Value.Data[lo*c:hi*c], mask, deriv, lo*c, act)
 				if part != nil {
 					acc := part[bl*c : (bl+1)*c]
@@ -230,5 +243,26 @@ func backRows(gd, rd, od []float32, mask, deriv *tensor.Dense, off int, act Acti
 			keep := uint32(int32(math.Float32bits(od[i])-1)>>31) ^ 0xffffffff
 			rd[i] = math.Float32frombits(math.Float32bits(v) & keep)
 		}
+	}
+}
+
+// reluDropoutBack writes rd = (gd·mask)·relu' for one block of elements of
+// BiasActDropout's ReLU with dropout, starting at element off, without the
+// mask: where the output is positive and not NaN the mask is scale and
+// relu' is 1; where it is +0 or a negative NaN the result is +0 (the sign
+// test of backRows); a positive NaN output (an infinite or NaN input) has
+// its coin drawn again.
+func reluDropoutBack(gd, rd, od []float32, off int, seed uint64, thr int32, scale float32) {
+	rd, od = rd[:len(gd)], od[:len(gd)]
+	for i, v := range gd {
+		ob := math.Float32bits(od[i])
+		keep := uint32(int32(ob-1)>>31) ^ 0xffffffff
+		if ob > 0x7f800000 && ob < 0x80000000 {
+			e := off + i
+			v *= dropKeep(dropHash(seed, e/4)>>(16*uint(e%4)), thr, scale)
+		} else {
+			v *= scale
+		}
+		rd[i] = math.Float32frombits(math.Float32bits(v) & keep)
 	}
 }

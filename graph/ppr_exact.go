@@ -81,12 +81,16 @@ func (g *diffusionGraph) exactRowsCG(alpha float64, res *rowResults) error {
 	for e := range ct {
 		ct[e] *= 1 - alpha
 	}
+	op, err := linalg.NewCGOperator(n, n, g.indptr, g.indices, ct)
+	if err != nil {
+		return err
+	}
 	errs := make(chan error, 1)
 	// Sources are handed out one at a time: a slot whose source converged
 	// takes the next one, so the block stays full.
 	forEachWorker(n, func(next func() (int, bool)) {
 		w := newCGWorker(n)
-		if err := w.run(g, ct, alpha, res, next); err != nil {
+		if err := w.run(op, alpha, res, next); err != nil {
 			select {
 			case errs <- err:
 			default:
@@ -109,13 +113,12 @@ type cgWorker struct {
 	src        [linalg.CGBlock]int
 	iter       [linalg.CGBlock]int
 	rr         [linalg.CGBlock]float64
-	row        []candidate
 	sel        topKSelector
 }
 
 func newCGWorker(n int) *cgWorker {
 	w := &cgWorker{x: make([][linalg.CGBlock]float64, n), r: make([][linalg.CGBlock]float64, n),
-		p: make([][linalg.CGBlock]float64, n), q: make([][linalg.CGBlock]float64, n), row: make([]candidate, n)}
+		p: make([][linalg.CGBlock]float64, n), q: make([][linalg.CGBlock]float64, n)}
 	for b := range w.src {
 		w.src[b] = -1
 	}
@@ -137,7 +140,7 @@ func (w *cgWorker) load(b, u int, alpha float64) {
 // run iterates until next() is exhausted and every slot is idle. The
 // arithmetic of a slot never mixes with the other slots', so the result for
 // a source is the same whichever slot or worker computes it.
-func (w *cgWorker) run(g *diffusionGraph, ct []float64, alpha float64, res *rowResults, next func() (int, bool)) error {
+func (w *cgWorker) run(op *linalg.CGOperator, alpha float64, res *rowResults, next func() (int, bool)) error {
 	active := 0
 	for b := range linalg.CGBlock {
 		u, ok := next()
@@ -155,7 +158,7 @@ func (w *cgWorker) run(g *diffusionGraph, ct []float64, alpha float64, res *rowR
 	}
 	for active > 0 {
 		// q = (I − (1−α)T) p and pq = pᵀq, one row at a time.
-		linalg.CGMatVec(w.q, w.p, g.indptr, g.indices, ct, &pq)
+		op.MatVec(w.q, w.p, &pq)
 		for b := range linalg.CGBlock {
 			a[b] = 0
 			if w.src[b] >= 0 {
@@ -186,16 +189,13 @@ func (w *cgWorker) run(g *diffusionGraph, ct []float64, alpha float64, res *rowR
 			if !done[b] {
 				continue
 			}
-			for j := range w.row {
-				w.row[j] = candidate{col: int32(j), val: w.x[j][b]}
-			}
 			if res.dense != nil {
 				row := res.dense[w.src[b]*res.n : (w.src[b]+1)*res.n]
 				for j := range row {
 					row[j] = float32(w.x[j][b])
 				}
 			}
-			res.set(w.src[b], w.sel.selectTopK(w.row, res.kk))
+			res.set(w.src[b], w.sel.selectTopKBlock(w.x, b, res.kk))
 			u, ok := next()
 			if !ok {
 				u = -1

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rgnn/rgnn/internal/fixture"
+	"github.com/rgnn/rgnn/linalg"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -416,6 +417,42 @@ func TestTopKSelectorSameAsBefore(t *testing.T) {
 		k := 1 + r.IntN(n+5)
 		got := slices.Clone(s.selectTopK(slices.Clone(row), k))
 		want := selectTopKBefore(slices.Clone(row), k)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (n %d, k %d): got %v, want %v", trial, n, k, got, want)
+		}
+	}
+}
+
+// TestTopKSelectorBlock: selecting from a slot of block-CG vectors in place
+// gives selectTopK's selection of the same row (exact ties, ties within
+// tieRel, negative values, k below, at and above n).
+func TestTopKSelectorBlock(t *testing.T) {
+	var s, ref topKSelector
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := range 2000 {
+		n := 1 + r.IntN(300)
+		x := make([][linalg.CGBlock]float64, n)
+		b := r.IntN(linalg.CGBlock)
+		row := make([]candidate, n)
+		for j := range x {
+			for l := range linalg.CGBlock {
+				x[j][l] = r.NormFloat64()
+			}
+			v := r.Float64()
+			switch r.IntN(5) {
+			case 0:
+				v = float64(r.IntN(6)) / 8
+			case 1:
+				v = 0.5 + float64(r.IntN(3))*1e-12
+			case 2:
+				v = -v
+			}
+			x[j][b] = v
+			row[j] = candidate{int32(j), v}
+		}
+		k := 1 + r.IntN(n+5)
+		got := slices.Clone(s.selectTopKBlock(x, b, k))
+		want := ref.selectTopK(row, k)
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d (n %d, k %d): got %v, want %v", trial, n, k, got, want)
 		}

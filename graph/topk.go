@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/rgnn/rgnn/linalg"
 )
 
 // tieRel is the relative tolerance (times the row's largest value) under
@@ -193,4 +195,74 @@ func KthLargest[T float32 | float64](v []T, k int) T {
 		}
 	}
 	return v[idx]
+}
+
+// selectTopKBlock is selectTopK of the row whose column j has the value
+// x[j][b] (slot b of a block-CG worker's interleaved solution), the same
+// selection, read in place: the k-th largest value comes from a min-heap
+// of the k largest seen (the same value as KthLargest's: the k-th largest
+// of the multiset), and only the pool of values ≥ kth − tol is gathered
+// into candidates.
+func (s *topKSelector) selectTopKBlock(x [][linalg.CGBlock]float64, b, k int) []candidate {
+	n := len(x)
+	if k <= 0 || n == 0 {
+		return s.pool[:0]
+	}
+	if k >= n {
+		s.pool = s.pool[:0]
+		for j := range x {
+			s.pool = append(s.pool, candidate{col: int32(j), val: x[j][b]})
+		}
+		return s.byColumn(s.pool)
+	}
+	h := append(s.vals[:0], make([]float64, k)...)
+	s.vals = h
+	rowMax := math.Inf(-1)
+	for j := range k {
+		v := x[j][b]
+		h[j] = v
+		rowMax = max(rowMax, v)
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		siftDownMin(h, i)
+	}
+	for j := k; j < n; j++ {
+		v := x[j][b]
+		rowMax = max(rowMax, v)
+		if v > h[0] {
+			h[0] = v
+			siftDownMin(h, 0)
+		}
+	}
+	kth := h[0]
+	tol := tieRel * math.Abs(rowMax)
+	s.pool = s.pool[:0]
+	for j := range x {
+		if v := x[j][b]; v >= kth-tol {
+			s.pool = append(s.pool, candidate{col: int32(j), val: v})
+		}
+	}
+	if len(s.pool) == k {
+		return s.byColumn(s.pool)
+	}
+	return s.byColumn(regroupTies(s.pool, tol)[:k])
+}
+
+// siftDownMin restores the min-heap order of h below position i.
+func siftDownMin(h []float64, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r] < h[l] {
+			m = r
+		}
+		if !(h[m] < h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }

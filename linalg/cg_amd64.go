@@ -36,6 +36,18 @@ func cgMatVec(q, p [][CGBlock]float64, indptr []int, indices []int32, ct []float
 	for _, j := range indices[indptr[0]:indptr[n]] {
 		_ = p[j]
 	}
+	cgMatVecChecked(q, p, indptr, indices, ct, pq)
+}
+
+// cgMatVecChecked is cgMatVec for operands already checked: len(p) ≥
+// len(q), indptr of len(q)+1 nondecreasing pointers within indices and ct,
+// every index within p.
+func cgMatVecChecked(q, p [][CGBlock]float64, indptr []int, indices []int32, ct []float64, pq *[CGBlock]float64) {
+	n := len(q)
+	if !cgAVX || n == 0 {
+		cgMatVecGeneric(q, p, indptr, indices, ct, pq)
+		return
+	}
 	*pq = [CGBlock]float64{}
 	var ct0 float64
 	var ix0 int32

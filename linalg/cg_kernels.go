@@ -1,5 +1,10 @@
 package linalg
 
+import (
+	"fmt"
+	"slices"
+)
+
 // The three vector loops of one block-CG iteration for (I − C)·x = b, over
 // CGBlock interleaved right-hand sides. The portable versions below are the
 // reference; cg_amd64.s (the default build) and cg_simd.go
@@ -20,6 +25,49 @@ const CGBlock = 32
 // number of rows; p must have every column C refers to.
 func CGMatVec(q, p [][CGBlock]float64, indptr []int, indices []int32, c []float64, pq *[CGBlock]float64) {
 	cgMatVec(q, p, indptr, indices, c, pq)
+}
+
+// CGOperator is the sparse C of CGMatVec, copied and checked once (row
+// pointers nondecreasing from 0, every index in [0, cols)), so that
+// MatVec, called every iteration, checks only the vectors' lengths.
+type CGOperator struct {
+	rows, cols int
+	indptr     []int
+	indices    []int32
+	c          []float64
+}
+
+// NewCGOperator copies and checks C (rows×cols in CSR form, as CGMatVec
+// takes it).
+func NewCGOperator(rows, cols int, indptr []int, indices []int32, c []float64) (*CGOperator, error) {
+	if rows < 0 || cols < 0 || len(indptr) != rows+1 || indptr[0] != 0 {
+		return nil, fmt.Errorf("linalg.NewCGOperator: %d rows, %d row pointers", rows, len(indptr))
+	}
+	for i := range rows {
+		if indptr[i+1] < indptr[i] {
+			return nil, fmt.Errorf("linalg.NewCGOperator: row %d ends before it starts", i)
+		}
+	}
+	nnz := indptr[rows]
+	if len(indices) < nnz || len(c) < nnz {
+		return nil, fmt.Errorf("linalg.NewCGOperator: %d entries, %d indices, %d values", nnz, len(indices), len(c))
+	}
+	for _, j := range indices[:nnz] {
+		if j < 0 || int(j) >= cols {
+			return nil, fmt.Errorf("linalg.NewCGOperator: column %d outside [0, %d)", j, cols)
+		}
+	}
+	return &CGOperator{rows: rows, cols: cols, indptr: slices.Clone(indptr),
+		indices: slices.Clone(indices[:nnz]), c: slices.Clone(c[:nnz])}, nil
+}
+
+// MatVec is CGMatVec with C = op: q = (I − C)·p and pq = Σ_i p_i ⊙ q_i,
+// the same bits. len(q) must be op's rows and len(p) at least its columns.
+func (op *CGOperator) MatVec(q, p [][CGBlock]float64, pq *[CGBlock]float64) {
+	if len(q) != op.rows || len(p) < op.cols || len(p) < op.rows {
+		panic(fmt.Sprintf("linalg.CGOperator.MatVec: %d×%d operator, %d and %d vectors", op.rows, op.cols, len(q), len(p)))
+	}
+	cgMatVecChecked(q, p, op.indptr, op.indices, op.c, pq)
 }
 
 // CGUpdate computes x += a⊙p, r −= a⊙q (a per system) and

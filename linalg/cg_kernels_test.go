@@ -56,6 +56,20 @@ func TestCGKernelsMatchGeneric(t *testing.T) {
 	if pq1 != pq2 {
 		t.Fatalf("pq %v vs %v", pq1, pq2)
 	}
+	op, err := NewCGOperator(n, n, indptr, indices, ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q3 := mk()
+	var pq3 [CGBlock]float64
+	op.MatVec(q3, p, &pq3)
+	same("q (CGOperator)", q1, q3)
+	if pq1 != pq3 {
+		t.Fatalf("pq %v vs %v (CGOperator)", pq1, pq3)
+	}
+	if _, err := NewCGOperator(n, n-1, indptr, indices, ct); err == nil {
+		t.Fatal("NewCGOperator accepted a column outside the operator")
+	}
 	for b := range a {
 		a[b] = rng.Float64()
 	}
