@@ -544,6 +544,7 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 			ws.xt = xt
 			transposeTiles(xt, nk, xs, d, nk, d)
 			weightedSum(e32, xt, nk, gy)
+		case dotRows(e32, xs, d, gy): // tensor.Dot's bits, one call for the rows
 		default:
 			for i := range sel {
 				e32[i] = tensor.Dot(gy, xs[i*d:(i+1)*d])
@@ -609,8 +610,15 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 			tmp := grow(ws.blk, nk*d)
 			ws.blk = tmp
 			if d >= smallD {
-				gemm(tmp, cm, xs, nk, ld, d)
-				for i, pi := range sel {
+				// Rows in blocks of six straight into the gradient rows
+				// (ws.rows: the selected columns, set by the gather above),
+				// the rest through tmp: GemmSmall and Axpy's bits either way.
+				done := gemmSubRows(st.g.chunkBuf(chunk), ws.rows[:nk], cm, ld, xs, nk, ld, d)
+				if done == nk {
+					continue
+				}
+				gemm(tmp, cm[done*ld:], xs, nk-done, ld, d)
+				for i, pi := range sel[done:] {
 					tensor.Axpy(st.g.row(chunk, int(a.Indices[pi])), tmp[i*d:(i+1)*d], -1)
 				}
 				continue
@@ -640,6 +648,28 @@ func (m *SoftKMedoid) backwardRows(chunk, lo, hi int) {
 // diagonal are computed and the others transposed.
 func (ws *workspace) pairCoefs(cm []float32, ld int, dist, w, gc []float32) {
 	nk := len(w)
+	if nk%8 == 0 && nk > 0 && useFMA && hasTranspose8 {
+		// AVX2: the 8×8 tiles on and right of the diagonal, the others
+		// transposed (C is symmetric bit for bit), then the row sums in
+		// tensor.PairCoef's lane order (rowSums8), so its bits.
+		for i := 0; i < nk; i++ {
+			i8 := i &^ 7
+			tensor.PairCoef(cm[i*ld+i8:i*ld+nk], dist[i*nk+i8:(i+1)*nk], w[i8:], gc[i8:], gc[i], w[i])
+		}
+		for ti := 0; ti < nk; ti += 8 {
+			for tj := ti + 8; tj < nk; tj += 8 {
+				transpose8(cm[tj*ld+ti:], ld, cm[ti*ld+tj:], ld)
+			}
+		}
+		rs := grow(ws.rs, nk)
+		ws.rs = rs
+		if rowSums8(rs, cm, ld, nk) {
+			for i, v := range rs {
+				cm[i*ld+i] = -v
+			}
+			return
+		}
+	}
 	if nk%16 != 0 || !hasTranspose16 {
 		for i := 0; i < nk; i++ {
 			row := cm[i*ld : i*ld+nk]

@@ -1,0 +1,80 @@
+//go:build amd64 && !purego && !goexperiment.simd
+
+package aggregate
+
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/rgnn/rgnn/tensor"
+)
+
+// The Soft Medoid's AVX2 row kernels for hosts without AVX-512
+// (softgrad_amd64.s). Each repeats, operation for operation, the package
+// tensor kernels the row code called before (GemmSmall and Axpy, Dot,
+// PairCoef's lane sums), so the bits are unchanged; what they save is a Go
+// call per row of the neighbourhood and the round trips through memory
+// between them.
+
+// useFMA is true where package tensor's AVX2 kernels run (AVX2 and FMA)
+// and the AVX-512 kernels of this package do not.
+var useFMA = useAVX2 && cpu.X86.HasFMA && !useAVX512
+
+//go:noescape
+func gemm6x16SubAVX2(gr *float32, ldg int, rows *int32, a *float32, lda int, b *float32, ldb, k, n int)
+
+//go:noescape
+func dotRowsAVX2(out, x *float32, ldx int, y *float32, n, m int)
+
+//go:noescape
+func rowSums8AVX2(out, x *float32, ldx, n, m int)
+
+// gemmSubRows subtracts row i of a·b (a m×k with row stride lda, b k×n)
+// from row rows[i] of g (row stride n) for the first rows of a in blocks
+// of six, in row order, and returns how many it did (a multiple of 6; 0
+// where it does not apply). Each product element is the chain of fused
+// multiply-adds of tensor.GemmSmall, and g −= p is tensor.Axpy(g, p, −1)
+// (one rounding of g − p either way), so the bits are those of GemmSmall
+// into a buffer followed by one Axpy per row.
+func gemmSubRows(g []float32, rows []int32, a []float32, lda int, b []float32, m, k, n int) int {
+	if !useFMA || n%32 != 0 || n == 0 || k == 0 || m < 6 || lda < k || len(rows) < m ||
+		len(a) < (m-1)*lda+k || len(b) < k*n {
+		return 0
+	}
+	m6 := m - m%6
+	for _, r := range rows[:m6] {
+		if r < 0 || (int(r)+1)*n > len(g) {
+			return 0
+		}
+	}
+	for i := 0; i < m6; i += 6 {
+		gemm6x16SubAVX2(&g[0], n, &rows[i], &a[i*lda], lda, &b[0], n, k, n)
+	}
+	return m6
+}
+
+// dotRows writes out[i] = tensor.Dot(y, x[i*ldx : i*ldx+len(y)]) for i <
+// len(out), with Dot's bits (two 8-lane chains, their sum, the pairwise
+// horizontal sum). It reports false, having written nothing, where it does
+// not apply.
+func dotRows(out, x []float32, ldx int, y []float32) bool {
+	n, m := len(y), len(out)
+	if !useFMA || n%16 != 0 || n == 0 || m == 0 || ldx < n || len(x) < (m-1)*ldx+n {
+		return false
+	}
+	dotRowsAVX2(&out[0], &x[0], ldx, &y[0], n, m)
+	return true
+}
+
+// rowSums8 writes out[i] = the sum of x[i*ldx : i*ldx+n] in tensor.PairCoef's
+// order (one 8-lane chain, then the pairwise horizontal sum), n a multiple
+// of 8. It reports false, having written nothing, where it does not apply.
+func rowSums8(out, x []float32, ldx, n int) bool {
+	m := len(out)
+	if !useFMA || n%8 != 0 || n == 0 || m == 0 || ldx < n || len(x) < (m-1)*ldx+n {
+		return false
+	}
+	rowSums8AVX2(&out[0], &x[0], ldx, n, m)
+	return true
+}
+
+var _ = tensor.Dot

@@ -1,0 +1,213 @@
+//go:build amd64 && !purego && !goexperiment.simd
+
+#include "textflag.h"
+
+// AVX2 + FMA row kernels of softgrad_amd64.go (Go operand order: the
+// reverse of Intel's). VEX forms only; every kernel ends with VZEROUPPER.
+
+// func gemm6x16SubAVX2(gr *float32, ldg int, rows *int32, a *float32, lda int, b *float32, ldb, k, n int)
+//
+// For the six rows i of a (row stride lda) and n (a multiple of 16)
+// columns: p = a_i·b (b k×n, row stride ldb; one fused multiply-add chain
+// over t from 0 per element, tensor's gemm6x16AVX2), then g[rows[i]] −= p
+// (row stride ldg), 16 columns at a time, the rows in order.
+TEXT ·gemm6x16SubAVX2(SB), NOSPLIT, $0-72
+	MOVQ gr+0(FP), DI
+	MOVQ ldg+8(FP), R11
+	MOVQ rows+16(FP), R9
+	MOVQ a+24(FP), SI
+	MOVQ lda+32(FP), AX
+	MOVQ b+40(FP), DX
+	MOVQ ldb+48(FP), R8
+	MOVQ k+56(FP), CX
+	SHLQ $2, R11
+	SHLQ $2, AX
+	SHLQ $2, R8
+	LEAQ (SI)(AX*2), R10
+	ADDQ AX, R10
+	XORQ R12, R12
+
+gsj:
+	CMPQ R12, n+64(FP)
+	JGE  gsdone
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	LEAQ (DX)(R12*4), BX
+	MOVQ CX, R13
+
+gst:
+	VMOVUPS      (BX), Y12
+	VMOVUPS      32(BX), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (SI)(AX*1), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS (SI)(AX*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R10), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS (R10)(AX*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (R10)(AX*2), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	ADDQ         $4, SI
+	ADDQ         $4, R10
+	ADDQ         R8, BX
+	DECQ         R13
+	JNZ          gst
+
+	MOVQ CX, R15
+	SHLQ $2, R15
+	SUBQ R15, SI
+	SUBQ R15, R10
+	LEAQ (DI)(R12*4), R15
+	MOVLQSX 0(R9), R13
+	IMULQ   R11, R13
+	VMOVUPS (R15)(R13*1), Y12
+	VMOVUPS 32(R15)(R13*1), Y13
+	VSUBPS  Y0, Y12, Y12
+	VSUBPS  Y1, Y13, Y13
+	VMOVUPS Y12, (R15)(R13*1)
+	VMOVUPS Y13, 32(R15)(R13*1)
+	MOVLQSX 4(R9), R13
+	IMULQ   R11, R13
+	VMOVUPS (R15)(R13*1), Y12
+	VMOVUPS 32(R15)(R13*1), Y13
+	VSUBPS  Y2, Y12, Y12
+	VSUBPS  Y3, Y13, Y13
+	VMOVUPS Y12, (R15)(R13*1)
+	VMOVUPS Y13, 32(R15)(R13*1)
+	MOVLQSX 8(R9), R13
+	IMULQ   R11, R13
+	VMOVUPS (R15)(R13*1), Y12
+	VMOVUPS 32(R15)(R13*1), Y13
+	VSUBPS  Y4, Y12, Y12
+	VSUBPS  Y5, Y13, Y13
+	VMOVUPS Y12, (R15)(R13*1)
+	VMOVUPS Y13, 32(R15)(R13*1)
+	MOVLQSX 12(R9), R13
+	IMULQ   R11, R13
+	VMOVUPS (R15)(R13*1), Y12
+	VMOVUPS 32(R15)(R13*1), Y13
+	VSUBPS  Y6, Y12, Y12
+	VSUBPS  Y7, Y13, Y13
+	VMOVUPS Y12, (R15)(R13*1)
+	VMOVUPS Y13, 32(R15)(R13*1)
+	MOVLQSX 16(R9), R13
+	IMULQ   R11, R13
+	VMOVUPS (R15)(R13*1), Y12
+	VMOVUPS 32(R15)(R13*1), Y13
+	VSUBPS  Y8, Y12, Y12
+	VSUBPS  Y9, Y13, Y13
+	VMOVUPS Y12, (R15)(R13*1)
+	VMOVUPS Y13, 32(R15)(R13*1)
+	MOVLQSX 20(R9), R13
+	IMULQ   R11, R13
+	VMOVUPS (R15)(R13*1), Y12
+	VMOVUPS 32(R15)(R13*1), Y13
+	VSUBPS  Y10, Y12, Y12
+	VSUBPS  Y11, Y13, Y13
+	VMOVUPS Y12, (R15)(R13*1)
+	VMOVUPS Y13, 32(R15)(R13*1)
+	ADDQ $16, R12
+	JMP  gsj
+
+gsdone:
+	VZEROUPPER
+	RET
+
+// func dotRowsAVX2(out, x *float32, ldx int, y *float32, n, m int)
+//
+// out[i] = y·x_i for i < m (x row stride ldx, n a multiple of 16, ≥ 16):
+// tensor's dotAVX2 (16-column blocks into two 8-lane chains, added) and
+// hsum8 (((b0+b1)+(b2+b3))+((b4+b5)+(b6+b7))) per row.
+TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ ldx+16(FP), R8
+	SHLQ $2, R8
+	MOVQ y+24(FP), DX
+	MOVQ n+32(FP), CX
+	MOVQ m+40(FP), BX
+
+drrow:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   SI, R9
+	MOVQ   DX, R10
+	MOVQ   CX, R11
+
+drloop:
+	VMOVUPS     (R10), Y2
+	VMOVUPS     32(R10), Y3
+	VFMADD231PS (R9), Y2, Y0
+	VFMADD231PS 32(R9), Y3, Y1
+	ADDQ        $64, R9
+	ADDQ        $64, R10
+	SUBQ        $16, R11
+	JNZ         drloop
+
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VHADDPS      X1, X0, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, (DI)
+	ADDQ         $4, DI
+	ADDQ         R8, SI
+	DECQ         BX
+	JNZ          drrow
+	VZEROUPPER
+	RET
+
+// func rowSums8AVX2(out, x *float32, ldx, n, m int)
+//
+// out[i] = Σ_j x[i*ldx+j] for i < m (n a multiple of 8): one 8-lane chain
+// of adds from 0 over the row's 8-column blocks in order, then hsum8 — the
+// sum tensor's pairCoefAVX2 and PairCoef return.
+TEXT ·rowSums8AVX2(SB), NOSPLIT, $0-40
+	MOVQ out+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ ldx+16(FP), R8
+	SHLQ $2, R8
+	MOVQ n+24(FP), CX
+	MOVQ m+32(FP), BX
+
+rsrow:
+	VXORPS Y0, Y0, Y0
+	MOVQ   SI, R9
+	MOVQ   CX, R11
+
+rsloop:
+	VADDPS (R9), Y0, Y0
+	ADDQ   $32, R9
+	SUBQ   $8, R11
+	JNZ    rsloop
+
+	VEXTRACTF128 $1, Y0, X1
+	VHADDPS      X1, X0, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, (DI)
+	ADDQ         $4, DI
+	ADDQ         R8, SI
+	DECQ         BX
+	JNZ          rsrow
+	VZEROUPPER
+	RET

@@ -1,0 +1,15 @@
+//go:build !amd64 || purego || goexperiment.simd
+
+package aggregate
+
+// useFMA: the AVX2 row kernels of softgrad_amd64.go are the default
+// build's only.
+const useFMA = false
+
+func gemmSubRows(g []float32, rows []int32, a []float32, lda int, b []float32, m, k, n int) int {
+	return 0
+}
+
+func dotRows(out, x []float32, ldx int, y []float32) bool { return false }
+
+func rowSums8(out, x []float32, ldx, n int) bool { return false }
