@@ -2,11 +2,7 @@
 
 package aggregate
 
-import (
-	"golang.org/x/sys/cpu"
-
-	"github.com/rgnn/rgnn/tensor"
-)
+import "golang.org/x/sys/cpu"
 
 // The Soft Medoid's AVX2 row kernels for hosts without AVX-512
 // (softgrad_amd64.s). Each repeats, operation for operation, the package
@@ -77,4 +73,49 @@ func rowSums8(out, x []float32, ldx, n int) bool {
 	return true
 }
 
-var _ = tensor.Dot
+//go:noescape
+func transposeTilesAVX2(dst *float32, ldd int, src *float32, lds, rows, cols int)
+
+//go:noescape
+func pairCoefUpperAVX2(cm *float32, ld int, dist, w, gr *float32, nk int)
+
+//go:noescape
+func gramToDistUpperAVX2(gm *float32, nk int, nrm *float32)
+
+// transposeTiles8 writes the transpose of the rows×cols matrix src (row
+// stride lds) into dst (row stride ldd), 8×8 tiles in one call (rows and
+// cols multiples of 8): transpose8's tiles, so the same values. It reports
+// false, having written nothing, where it does not apply.
+func transposeTiles8(dst []float32, ldd int, src []float32, lds, rows, cols int) bool {
+	if !useFMA || rows%8 != 0 || cols%8 != 0 || rows == 0 || cols == 0 || ldd < rows || lds < cols ||
+		len(src) < (rows-1)*lds+cols || len(dst) < (cols-1)*ldd+rows {
+		return false
+	}
+	transposeTilesAVX2(&dst[0], ldd, &src[0], lds, rows, cols)
+	return true
+}
+
+// pairCoefUpper writes row i of the pair coefficients (tensor.PairCoef's
+// values, without its sums) into cm[i*ld:] from column i&^7 to nk for
+// every row i < nk (a multiple of 8). It reports false, having written
+// nothing, where it does not apply.
+func pairCoefUpper(cm []float32, ld int, dist, w, gc []float32) bool {
+	nk := len(w)
+	if !useFMA || nk%8 != 0 || nk == 0 || ld < nk || len(cm) < (nk-1)*ld+nk || len(dist) < nk*nk || len(gc) < nk {
+		return false
+	}
+	pairCoefUpperAVX2(&cm[0], ld, &dist[0], &w[0], &gc[0], nk)
+	return true
+}
+
+// gramToDistUpper turns the nk×nk Gram matrix g into distances on and right
+// of the diagonal's 8×8 tiles, row i from column i&^7 (tensor.GramToDist's
+// values), and zeroes the diagonal. It reports false, having written
+// nothing, where it does not apply (nk a multiple of 8).
+func gramToDistUpper(g []float32, nk int, nrm []float32) bool {
+	if !useFMA || nk%8 != 0 || nk == 0 || len(g) < nk*nk || len(nrm) < nk {
+		return false
+	}
+	gramToDistUpperAVX2(&g[0], nk, &nrm[0])
+	return true
+}

@@ -211,3 +211,168 @@ rsloop:
 	JNZ          rsrow
 	VZEROUPPER
 	RET
+
+// func transposeTilesAVX2(dst *float32, ldd int, src *float32, lds, rows, cols int)
+//
+// dst[j*ldd+i] = src[i*lds+j] for i < rows, j < cols (multiples of 8,
+// ≥ 8): transpose8AVX2 on each 8×8 tile, the tiles in one call.
+TEXT ·transposeTilesAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), R12
+	MOVQ ldd+8(FP), R8
+	SHLQ $2, R8
+	MOVQ src+16(FP), R13
+	MOVQ lds+24(FP), R9
+	SHLQ $2, R9
+	MOVQ rows+32(FP), AX
+	MOVQ cols+40(FP), BX
+	LEAQ (R9)(R9*2), R10 // 3·lds
+	LEAQ (R8)(R8*2), DX  // 3·ldd
+
+tti:
+	MOVQ R13, SI
+	MOVQ R12, DI
+	MOVQ BX, CX
+
+ttj:
+	LEAQ    (SI)(R9*4), R11
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R9*1), Y1
+	VMOVUPS (SI)(R9*2), Y2
+	VMOVUPS (SI)(R10*1), Y3
+	VMOVUPS (R11), Y4
+	VMOVUPS (R11)(R9*1), Y5
+	VMOVUPS (R11)(R9*2), Y6
+	VMOVUPS (R11)(R10*1), Y7
+
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+
+	LEAQ       (DI)(R8*4), R11
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VMOVUPS    Y8, (DI)
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VMOVUPS    Y9, (DI)(R8*1)
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VMOVUPS    Y10, (DI)(R8*2)
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VMOVUPS    Y11, (DI)(DX*1)
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VMOVUPS    Y12, (R11)
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VMOVUPS    Y13, (R11)(R8*1)
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VMOVUPS    Y14, (R11)(R8*2)
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS    Y15, (R11)(DX*1)
+
+	ADDQ $32, SI
+	LEAQ (DI)(R8*8), DI
+	SUBQ $8, CX
+	JNZ  ttj
+
+	LEAQ (R13)(R9*8), R13
+	ADDQ $32, R12
+	SUBQ $8, AX
+	JNZ  tti
+	VZEROUPPER
+	RET
+
+// func pairCoefUpperAVX2(cm *float32, ld int, dist, w, gr *float32, nk int)
+//
+// For every row i < nk, from column i&^7 to nk (a multiple of 8):
+// cm[i*ld+j] = (w_j·gr_i + gr_j·w_i) / dist[i*nk+j] where dist > 0, else 0 —
+// tensor's pairCoefAVX2 per row, without its sums.
+TEXT ·pairCoefUpperAVX2(SB), NOSPLIT, $0-48
+	MOVQ   cm+0(FP), R12
+	MOVQ   ld+8(FP), R11
+	SHLQ   $2, R11
+	MOVQ   dist+16(FP), R13
+	MOVQ   w+24(FP), R8
+	MOVQ   gr+32(FP), R9
+	MOVQ   nk+40(FP), CX
+	LEAQ   (CX*4), R10
+	VXORPS Y2, Y2, Y2
+	XORQ   AX, AX
+
+purow:
+	VBROADCASTSS (R9)(AX*4), Y0
+	VBROADCASTSS (R8)(AX*4), Y1
+	MOVQ         AX, BX
+	ANDQ         $-8, BX
+
+pucol:
+	VMOVUPS (R13)(BX*4), Y4
+	VMULPS  (R8)(BX*4), Y0, Y5
+	VMULPS  (R9)(BX*4), Y1, Y6
+	VADDPS  Y6, Y5, Y5
+	VDIVPS  Y4, Y5, Y5
+	VCMPPS  $14, Y2, Y4, Y7
+	VANDPS  Y7, Y5, Y5
+	VMOVUPS Y5, (R12)(BX*4)
+	ADDQ    $8, BX
+	CMPQ    BX, CX
+	JLT     pucol
+
+	ADDQ R11, R12
+	ADDQ R10, R13
+	INCQ AX
+	CMPQ AX, CX
+	JLT  purow
+	VZEROUPPER
+	RET
+
+// func gramToDistUpperAVX2(gm *float32, nk int, nrm *float32)
+//
+// For every row i < nk of the nk×nk Gram matrix g, from column i&^7 to nk
+// (a multiple of 8): g ← √max(0, (nrm_i + nrm_j) − 2g) — tensor's
+// gramToDistAVX2 per row — and then g[i*nk+i] = 0.
+TEXT ·gramToDistUpperAVX2(SB), NOSPLIT, $0-24
+	MOVQ         gm+0(FP), R12
+	MOVQ         nk+8(FP), CX
+	MOVQ         nrm+16(FP), SI
+	LEAQ         (CX*4), R10
+	MOVL         $0x40000000, DX
+	VMOVD        DX, X1
+	VBROADCASTSS X1, Y1
+	VXORPS       Y2, Y2, Y2
+	XORQ         AX, AX
+
+gdrow:
+	VBROADCASTSS (SI)(AX*4), Y0
+	MOVQ         AX, BX
+	ANDQ         $-8, BX
+
+gdcol:
+	VMOVUPS (R12)(BX*4), Y3
+	VMULPS  Y3, Y1, Y3
+	VADDPS  (SI)(BX*4), Y0, Y4
+	VSUBPS  Y3, Y4, Y4
+	VMAXPS  Y2, Y4, Y4
+	VSQRTPS Y4, Y4
+	VMOVUPS Y4, (R12)(BX*4)
+	ADDQ    $8, BX
+	CMPQ    BX, CX
+	JLT     gdcol
+
+	VMOVSS X2, (R12)(AX*4)
+	ADDQ   R10, R12
+	INCQ   AX
+	CMPQ   AX, CX
+	JLT    gdrow
+	VZEROUPPER
+	RET

@@ -13,3 +13,9 @@ func gemmSubRows(g []float32, rows []int32, a []float32, lda int, b []float32, m
 func dotRows(out, x []float32, ldx int, y []float32) bool { return false }
 
 func rowSums8(out, x []float32, ldx, n int) bool { return false }
+
+func transposeTiles8(dst []float32, ldd int, src []float32, lds, rows, cols int) bool { return false }
+
+func pairCoefUpper(cm []float32, ld int, dist, w, gc []float32) bool { return false }
+
+func gramToDistUpper(g []float32, nk int, nrm []float32) bool { return false }

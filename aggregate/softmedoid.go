@@ -323,6 +323,9 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 	ws.xt = grow(ws.xt, np*d)
 	for bj := 0; bj < nb; bj++ {
 		blk := ws.xt[bj*gramBlock*d : (bj+1)*gramBlock*d]
+		if d%8 == 0 && !hasTranspose16 && transposeTiles8(blk, gramBlock, ws.xs[bj*gramBlock*d:], d, gramBlock, d) {
+			continue
+		}
 		if d%8 == 0 && transposeTiles(blk, gramBlock, ws.xs[bj*gramBlock*d:], d, gramBlock, d) {
 			continue
 		}
@@ -422,6 +425,10 @@ func mirrorTiles(g []float32, nk int, nrm []float32) bool {
 	if !ok {
 		return false
 	}
+	if t == 8 && gramToDistUpper(g, nk, nrm) {
+		mirrorUpper8(g, nk, nk)
+		return true
+	}
 	for i := 0; i < nk; i++ {
 		it := i - i%t
 		row := g[i*nk : (i+1)*nk]
@@ -434,6 +441,20 @@ func mirrorTiles(g []float32, nk int, nrm []float32) bool {
 		}
 	}
 	return true
+}
+
+// mirrorUpper8 copies the 8×8 tiles of the nk×nk matrix m (row stride ld,
+// nk a multiple of 8) above the diagonal's tiles to their transposed places
+// below it, one row of tiles per call where there is a kernel.
+func mirrorUpper8(m []float32, ld, nk int) {
+	for ti := 0; ti+8 < nk; ti += 8 {
+		if transposeTiles8(m[(ti+8)*ld+ti:], ld, m[ti*ld+ti+8:], ld, 8, nk-ti-8) {
+			continue
+		}
+		for tj := ti + 8; tj < nk; tj += 8 {
+			transpose8(m[tj*ld+ti:], ld, m[ti*ld+tj:], ld)
+		}
+	}
 }
 
 // smallD is the embedding width below which the backward's pairwise term
@@ -652,15 +673,13 @@ func (ws *workspace) pairCoefs(cm []float32, ld int, dist, w, gc []float32) {
 		// AVX2: the 8×8 tiles on and right of the diagonal, the others
 		// transposed (C is symmetric bit for bit), then the row sums in
 		// tensor.PairCoef's lane order (rowSums8), so its bits.
-		for i := 0; i < nk; i++ {
-			i8 := i &^ 7
-			tensor.PairCoef(cm[i*ld+i8:i*ld+nk], dist[i*nk+i8:(i+1)*nk], w[i8:], gc[i8:], gc[i], w[i])
-		}
-		for ti := 0; ti < nk; ti += 8 {
-			for tj := ti + 8; tj < nk; tj += 8 {
-				transpose8(cm[tj*ld+ti:], ld, cm[ti*ld+tj:], ld)
+		if !pairCoefUpper(cm, ld, dist, w, gc) {
+			for i := 0; i < nk; i++ {
+				i8 := i &^ 7
+				tensor.PairCoef(cm[i*ld+i8:i*ld+nk], dist[i*nk+i8:(i+1)*nk], w[i8:], gc[i8:], gc[i], w[i])
 			}
 		}
+		mirrorUpper8(cm, ld, nk)
 		rs := grow(ws.rs, nk)
 		ws.rs = rs
 		if rowSums8(rs, cm, ld, nk) {
