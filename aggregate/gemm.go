@@ -37,7 +37,7 @@ func gemmStrided(out []float32, ldc int, a, b []float32, m, k, n, cols int, ws *
 		return
 	}
 	// Hosts without AVX-512: the same products stored straight into out.
-	if cols == n && !useAVX512 && tensor.GemmLd(out, ldc, a, b, m, k, n) {
+	if cols == n && !useAVX512 && (gemmLd64(out, ldc, a, k, b, n, m, k, n) || tensor.GemmLd(out, ldc, a, b, m, k, n)) {
 		return
 	}
 	ws.blk = grow(ws.blk, m*n)

@@ -42,10 +42,65 @@ func gemmSubRows(g []float32, rows []int32, a []float32, lda int, b []float32, m
 			return 0
 		}
 	}
+	m4 := m6
+	if m-m6 >= 4 {
+		m4 += 4
+	}
+	for _, r := range rows[m6:m4] {
+		if r < 0 || (int(r)+1)*n > len(g) {
+			m4 = m6
+		}
+	}
 	for i := 0; i < m6; i += 6 {
 		gemm6x16SubAVX2(&g[0], n, &rows[i], &a[i*lda], lda, &b[0], n, k, n)
 	}
-	return m6
+	if m4 > m6 {
+		gemm4x16SubAVX2(&g[0], n, &rows[m6], &a[m6*lda], lda, &b[0], n, k, n)
+	}
+	return m4
+}
+
+//go:noescape
+func gemm4x16SubAVX2(gr *float32, ldg int, rows *int32, a *float32, lda int, b *float32, ldb, k, n int)
+
+//go:noescape
+func gemm4x16LdAVX2(out *float32, ldc int, a *float32, lda int, b *float32, ldb, k, n int)
+
+//go:noescape
+func gemm6x16LdAVX2(out *float32, ldc int, a *float32, lda int, b *float32, ldb, k, n int)
+
+// gemmLd64 writes out (row stride ldc) = a·b (a m×k, row stride lda; b k×n,
+// row stride ldb; n a multiple of 16, m ≥ 4) in blocks of six and four
+// rows: tensor.GemmLd6's element chains (so GemmLd's and GemmSmall's bits)
+// without its last six-row block moved up over rows already done where
+// four rows remain (GemmLd6 on 16 rows computed 18). A remainder of one to
+// three rows is such a moved-up block. It reports false, having written
+// nothing, where it does not apply.
+func gemmLd64(out []float32, ldc int, a []float32, lda int, b []float32, ldb, m, k, n int) bool {
+	if !useFMA || n%16 != 0 || n == 0 || m < 4 || k < 1 || ldc < n || lda < k || ldb < n ||
+		len(out) < (m-1)*ldc+n || len(a) < (m-1)*lda+k || len(b) < (k-1)*ldb+n {
+		return false
+	}
+	r := m % 6
+	n6 := m - r
+	if r == 2 && m >= 8 {
+		n6 -= 6 // the last eight rows as 4 + 4
+	}
+	i := 0
+	for ; i < n6; i += 6 {
+		gemm6x16LdAVX2(&out[i*ldc], ldc, &a[i*lda], lda, &b[0], ldb, k, n)
+	}
+	for ; m-i >= 4; i += 4 {
+		gemm4x16LdAVX2(&out[i*ldc], ldc, &a[i*lda], lda, &b[0], ldb, k, n)
+	}
+	if i < m {
+		if m >= 6 {
+			gemm6x16LdAVX2(&out[(m-6)*ldc], ldc, &a[(m-6)*lda], lda, &b[0], ldb, k, n)
+		} else {
+			gemm4x16LdAVX2(&out[(m-4)*ldc], ldc, &a[(m-4)*lda], lda, &b[0], ldb, k, n)
+		}
+	}
+	return true
 }
 
 // dotRows writes out[i] = tensor.Dot(y, x[i*ldx : i*ldx+len(y)]) for i <

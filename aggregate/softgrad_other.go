@@ -19,3 +19,7 @@ func transposeTiles8(dst []float32, ldd int, src []float32, lds, rows, cols int)
 func pairCoefUpper(cm []float32, ld int, dist, w, gc []float32) bool { return false }
 
 func gramToDistUpper(g []float32, nk int, nrm []float32) bool { return false }
+
+func gemmLd64(out []float32, ldc int, a []float32, lda int, b []float32, ldb, m, k, n int) bool {
+	return false
+}
