@@ -2,7 +2,11 @@
 
 package aggregate
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The Soft Medoid's AVX2 row kernels for hosts without AVX-512
 // (softgrad_amd64.s). Each repeats, operation for operation, the package
@@ -172,5 +176,29 @@ func gramToDistUpper(g []float32, nk int, nrm []float32) bool {
 		return false
 	}
 	gramToDistUpperAVX2(&g[0], nk, &nrm[0])
+	return true
+}
+
+//go:noescape
+func copyNTAVX2(dst, src *float32, n int)
+
+// copyStream copies src into dst (len(dst) ≥ len(src)) with non-temporal
+// stores where the build has them, so that a large result written once and
+// read back much later (the kept distances) does not first read its lines
+// from memory. It reports false, having written nothing, where it does not
+// apply.
+func copyStream(dst, src []float32) bool {
+	n := len(src)
+	if !useFMA || n < 64 || len(dst) < n {
+		return false
+	}
+	h := int((32-uintptr(unsafe.Pointer(&dst[0]))%32)%32) / 4 // to a 32-byte boundary
+	if uintptr(unsafe.Pointer(&dst[0]))%4 != 0 {
+		return false
+	}
+	copy(dst[:h], src[:h])
+	m := (n - h) &^ 7
+	copyNTAVX2(&dst[h], &src[h], m)
+	copy(dst[h+m:n], src[h+m:])
 	return true
 }

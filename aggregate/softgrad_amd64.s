@@ -641,3 +641,44 @@ gemm6x16LdAVX2t:
 gemm6x16LdAVX2done:
 	VZEROUPPER
 	RET
+
+// func copyNTAVX2(dst, src *float32, n int)
+//
+// dst[i] = src[i] for i < n (a multiple of 8; dst 32-byte aligned) with
+// non-temporal stores, which write memory without first reading the lines
+// into the caches; SFENCE orders them before later stores.
+TEXT ·copyNTAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+cnt32:
+	CMPQ     CX, $32
+	JLT      cnt8
+	VMOVUPS  (SI), Y0
+	VMOVUPS  32(SI), Y1
+	VMOVUPS  64(SI), Y2
+	VMOVUPS  96(SI), Y3
+	VMOVNTPS Y0, (DI)
+	VMOVNTPS Y1, 32(DI)
+	VMOVNTPS Y2, 64(DI)
+	VMOVNTPS Y3, 96(DI)
+	ADDQ     $128, SI
+	ADDQ     $128, DI
+	SUBQ     $32, CX
+	JMP      cnt32
+
+cnt8:
+	CMPQ     CX, $8
+	JLT      cntdone
+	VMOVUPS  (SI), Y0
+	VMOVNTPS Y0, (DI)
+	ADDQ     $32, SI
+	ADDQ     $32, DI
+	SUBQ     $8, CX
+	JMP      cnt8
+
+cntdone:
+	SFENCE
+	VZEROUPPER
+	RET
