@@ -59,7 +59,7 @@ func weightedSumGeneric(o, x []float32, ldx int, c []float32) {
 // for every i: one vector call where the build has one, else a copy per
 // row.
 func gatherRows(dst []float32, x *tensor.Dense, rows []int32) {
-	if gatherRowsVec(dst, x, rows) {
+	if gatherRowsVec(dst, x, rows) || gatherRowsAVX2Vec(dst, x, rows) {
 		return
 	}
 	d := x.Cols

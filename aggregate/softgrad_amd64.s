@@ -682,3 +682,69 @@ cntdone:
 	SFENCE
 	VZEROUPPER
 	RET
+
+// func gatherRowsAVX2(dst, x *float32, ldx int, rows *int32, m, d int, mask *[8]int32)
+//
+// dst[i*d : (i+1)*d] = x[rows[i]*ldx : rows[i]*ldx+d] for i < m: 8 floats
+// at a time, the last d%8 with masked loads and stores (mask: −1 in its
+// first d%8 lanes).
+TEXT ·gatherRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    ldx+16(FP), R8
+	SHLQ    $2, R8
+	MOVQ    rows+24(FP), R9
+	MOVQ    m+32(FP), BX
+	MOVQ    d+40(FP), CX
+	MOVQ    mask+48(FP), DX
+	VMOVDQU (DX), Y15
+	MOVQ    CX, R10
+	ANDQ    $7, R10
+	MOVQ    CX, R11
+	ANDQ    $-8, R11
+
+grrow:
+	MOVLQSX (R9), AX
+	IMULQ   R8, AX
+	ADDQ    SI, AX
+	MOVQ    R11, R12
+
+gr32:
+	CMPQ    R12, $32
+	JLT     gr8
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    $128, AX
+	ADDQ    $128, DI
+	SUBQ    $32, R12
+	JMP     gr32
+
+gr8:
+	TESTQ   R12, R12
+	JZ      grtail
+	VMOVUPS (AX), Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, AX
+	ADDQ    $32, DI
+	SUBQ    $8, R12
+	JMP     gr8
+
+grtail:
+	TESTQ      R10, R10
+	JZ         grnext
+	VMASKMOVPS (AX), Y15, Y0
+	VMASKMOVPS Y0, Y15, (DI)
+	LEAQ       (DI)(R10*4), DI
+
+grnext:
+	ADDQ $4, R9
+	DECQ BX
+	JNZ  grrow
+	VZEROUPPER
+	RET

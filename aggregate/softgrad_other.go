@@ -2,6 +2,8 @@
 
 package aggregate
 
+import "github.com/rgnn/rgnn/tensor"
+
 // useFMA: the AVX2 row kernels of softgrad_amd64.go are the default
 // build's only.
 const useFMA = false
@@ -25,3 +27,5 @@ func gemmLd64(out []float32, ldc int, a []float32, lda int, b []float32, ldb, m,
 }
 
 func copyStream(dst, src []float32) bool { return false }
+
+func gatherRowsAVX2Vec(dst []float32, x *tensor.Dense, rows []int32) bool { return false }
