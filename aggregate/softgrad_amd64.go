@@ -208,15 +208,36 @@ func copyStream(dst, src []float32) bool {
 //go:noescape
 func gatherRowsAVX2(dst, x *float32, ldx int, rows *int32, m, d int, mask *[8]int32)
 
-// gatherRowsAVX2Vec is gatherRows in one call on AVX2 hosts, for rows of a
-// multiple of 8 floats (cora_ml's first Soft Medoid layer, d = 64: −6–9%
-// CPU of a forward+backward against a copy per row; the kernel's masked
-// tail, VMASKMOVPS, made d = 7 no faster on Zen 3). It reports false where
-// it does not apply.
+// gatherRowsAVX2Vec is gatherRows in one call on AVX2 hosts (cora_ml's
+// first Soft Medoid layer, d = 64: −6–9% CPU of a forward+backward against
+// a copy per row). Rows of other widths copy whole 8-float blocks into the
+// next row's place, overwritten next (a masked tail, VMASKMOVPS, made d = 7
+// no faster on Zen 3). It reports false where it does not apply.
 func gatherRowsAVX2Vec(dst []float32, x *tensor.Dense, rows []int32) bool {
 	d, m := x.Cols, len(rows)
-	if !useFMA || d == 0 || d%8 != 0 || m == 0 || len(dst) < m*d {
+	if !useFMA || d == 0 || m == 0 || len(dst) < m*d {
 		return false
+	}
+	if d%8 != 0 {
+		// Whole 8-float blocks past each row's end (the output layer, d =
+		// 7), where they stay inside x and dst; the last row by copy.
+		d8 := (d + 7) &^ 7
+		if m < 2 || len(dst) < (m-2)*d+d8 {
+			return false
+		}
+		for _, r := range rows {
+			if r < 0 || int(r) >= x.Rows {
+				return false // the portable copy fails on it as before (an index panic)
+			}
+		}
+		for _, r := range rows[:m-1] {
+			if int(r)*d+d8 > len(x.Data) {
+				return false
+			}
+		}
+		gatherRowsOverAVX2(&dst[0], &x.Data[0], d, &rows[0], m-1, d)
+		copy(dst[(m-1)*d:m*d], x.Row(int(rows[m-1])))
+		return true
 	}
 	for _, r := range rows {
 		if r < 0 || int(r) >= x.Rows {
@@ -230,3 +251,6 @@ func gatherRowsAVX2Vec(dst []float32, x *tensor.Dense, rows []int32) bool {
 	gatherRowsAVX2(&dst[0], &x.Data[0], d, &rows[0], m, d, &mask)
 	return true
 }
+
+//go:noescape
+func gatherRowsOverAVX2(dst, x *float32, ldx int, rows *int32, m, d int)

@@ -748,3 +748,42 @@ grnext:
 	JNZ  grrow
 	VZEROUPPER
 	RET
+
+// func gatherRowsOverAVX2(dst, x *float32, ldx int, rows *int32, m, d int)
+//
+// gatherRowsAVX2 for d not a multiple of 8 without masks: each row copies
+// d rounded up to a multiple of 8 floats (reading past the end of the
+// source row and writing past the end of the destination row, which the
+// next row then overwrites; the caller checks both stay inside their
+// slices).
+TEXT ·gatherRowsOverAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ ldx+16(FP), R8
+	SHLQ $2, R8
+	MOVQ rows+24(FP), R9
+	MOVQ m+32(FP), BX
+	MOVQ d+40(FP), CX
+	LEAQ (CX*4), R10
+
+gorow:
+	MOVLQSX (R9), AX
+	IMULQ   R8, AX
+	ADDQ    SI, AX
+	MOVQ    DI, DX
+	MOVQ    CX, R12
+
+go8:
+	VMOVUPS (AX), Y0
+	VMOVUPS Y0, (DX)
+	ADDQ    $32, AX
+	ADDQ    $32, DX
+	SUBQ    $8, R12
+	JG      go8
+
+	ADDQ R10, DI
+	ADDQ $4, R9
+	DECQ BX
+	JNZ  gorow
+	VZEROUPPER
+	RET
