@@ -254,3 +254,33 @@ func gatherRowsAVX2Vec(dst []float32, x *tensor.Dense, rows []int32) bool {
 
 //go:noescape
 func gatherRowsOverAVX2(dst, x *float32, ldx int, rows *int32, m, d int)
+
+// gramUpper is workspace.distances for nk a multiple of 16 and d of 8 on
+// AVX2 hosts: the whole neighbourhood's transpose in ws.xt (d×nk), then
+// the Gram matrix in blocks of six rows, each from the 16-column strip
+// holding its first row's 8×8 diagonal tile to the last column (what
+// mirrorTiles reads: 2,688 of 4,096 entries at nk = 64, the last block
+// moved up over two rows), instead of 32-blocks whose six-row kernels end
+// in four- or two-row ones. Every Gram entry is the same chain of fused
+// multiply-adds over d, so the bits are those of the blocks. It reports
+// false, having done nothing, where it does not apply.
+func (ws *workspace) gramUpper(sel []int, a *tensor.CSR, x *tensor.Dense, dist []float32) bool {
+	nk, d := len(sel), x.Cols
+	if !useFMA || nk%16 != 0 || nk == 0 || d%8 != 0 || d == 0 || len(dist) < nk*nk {
+		return false
+	}
+	ws.xs = grow(ws.xs, nk*d)
+	ws.gatherInto(sel, a, x)
+	ws.xt = grow(ws.xt, nk*d)
+	xs, xt := ws.xs, ws.xt
+	if !transposeTiles8(xt, nk, xs, d, nk, d) {
+		panic("aggregate: gramUpper's transpose did not apply")
+	}
+	for i0 := 0; i0 < nk; i0 += 6 {
+		i0 = min(i0, nk-6)
+		c := i0 &^ 15
+		gemm6x16LdAVX2(&dist[i0*nk+c], nk, &xs[i0*d], d, &xt[c], nk, d, nk-c)
+	}
+	ws.gramToDist(dist, nk)
+	return true
+}

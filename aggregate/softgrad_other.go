@@ -29,3 +29,7 @@ func gemmLd64(out []float32, ldc int, a []float32, lda int, b []float32, ldb, m,
 func copyStream(dst, src []float32) bool { return false }
 
 func gatherRowsAVX2Vec(dst []float32, x *tensor.Dense, rows []int32) bool { return false }
+
+func (ws *workspace) gramUpper(sel []int, a *tensor.CSR, x *tensor.Dense, dist []float32) bool {
+	return false
+}

@@ -324,6 +324,9 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 		}
 		return
 	}
+	if ws.gramUpper(sel, a, x, dist) {
+		return
+	}
 	// Pad to whole blocks with zero rows.
 	nb := (nk + gramBlock - 1) / gramBlock
 	np := nb * gramBlock
@@ -367,6 +370,12 @@ func (ws *workspace) distances(sel []int, a *tensor.CSR, x *tensor.Dense, dist [
 				rows, d, gramBlock, cols, ws)
 		}
 	}
+	ws.gramToDist(dist, nk)
+}
+
+// gramToDist turns the nk×nk Gram matrix in dist (at least the tiles on and
+// above the diagonal that mirrorTiles reads) into distances.
+func (ws *workspace) gramToDist(dist []float32, nk int) {
 	// Squared norms: the Gram diagonal (so self-distances are exactly 0).
 	ws.nrm = grow(ws.nrm, nk)
 	for i := range nk {
