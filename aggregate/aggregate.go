@@ -187,6 +187,12 @@ func (e *scatterGrads) row(chunk, j int) []float32 {
 	return e.buf[o : o+e.d : o+e.d]
 }
 
+// chunkBuf returns chunk's gradient rows (row j at j·d).
+func (e *scatterGrads) chunkBuf(chunk int) []float32 {
+	n := e.xRows * e.d
+	return e.buf[chunk*n : (chunk+1)*n : (chunk+1)*n]
+}
+
 // prefetchRow starts loading the rows of x that row r of a reads and,
 // with g, chunk's gradient rows for them: the rows a kernel needs next,
 // requested while it still computes the current row.

@@ -37,7 +37,7 @@ func gemmStrided(out []float32, ldc int, a, b []float32, m, k, n, cols int, ws *
 		return
 	}
 	// Hosts without AVX-512: the same products stored straight into out.
-	if cols == n && !useAVX512 && tensor.GemmLd(out, ldc, a, b, m, k, n) {
+	if cols == n && !useAVX512 && (gemmLd64(out, ldc, a, k, b, n, m, k, n) || tensor.GemmLd(out, ldc, a, b, m, k, n)) {
 		return
 	}
 	ws.blk = grow(ws.blk, m*n)
@@ -59,7 +59,7 @@ func weightedSumGeneric(o, x []float32, ldx int, c []float32) {
 // for every i: one vector call where the build has one, else a copy per
 // row.
 func gatherRows(dst []float32, x *tensor.Dense, rows []int32) {
-	if gatherRowsVec(dst, x, rows) {
+	if gatherRowsVec(dst, x, rows) || gatherRowsAVX2Vec(dst, x, rows) {
 		return
 	}
 	d := x.Cols

@@ -144,6 +144,9 @@ func gemmDiag(out []float32, ldc int, a, b []float32, k int) bool {
 		return false
 	}
 	if !useAVX512 {
+		if k > 0 && gemmLd64(out, ldc, a, k, b, 32, 16, k, 32) {
+			return gemmLd64(out[16*ldc+16:], ldc, a[16*k:], k, b[16:], 32, 16, k, 16)
+		}
 		return k > 0 && tensor.GemmLd6(out, ldc, a, k, b, 32, 16, k, 32) &&
 			tensor.GemmLd6(out[16*ldc+16:], ldc, a[16*k:], k, b[16:], 32, 16, k, 16)
 	}
