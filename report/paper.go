@@ -149,7 +149,7 @@ func comparisonSummary(found, total, within, outside int) string {
 // ours returns our values (one per seed) for a cell of the paper: the same
 // model, dataset and protocol (certificates and accuracies on binary
 // attributes as Tables 1 and 6; global attacks on TF-IDF attributes,
-// Metattack on binary ones, as Table 5; Nettack at each model's own targets with budget degree + 2).
+// Metattack on binary ones, as Table 5; Nettack in the setting paperNettackOf picks).
 func ours(rs []row, c paperCell) []float64 {
 	bySeed := map[float64]float64{}
 	take := func(kind string, match func(row) bool, metric string) {
@@ -187,9 +187,11 @@ func ours(rs []row, c paperCell) []float64 {
 		// radius (SM GDC T = 0.5: 4.80 / 5.98 = 0.803).
 		take("certify", pair(0, 0.4), "smoothed_accuracy")
 	case col == "mean_margin" || col == "failure_rate":
-		take("targeted", func(r row) bool {
-			return r.Attack == "nettack" && r.Budget == "degree+2" && r.TargetsFrom == ""
-		}, col)
+		if ps, ok := paperNettackOf(rs, c.Dataset); ok {
+			take("targeted", func(r row) bool {
+				return r.Attack == "nettack" && budgetLabel(r) == ps.budget && r.TargetsFrom == ps.from
+			}, col)
+		}
 	case strings.Contains(col, "@"):
 		a, e, _ := strings.Cut(col, "@")
 		eps, _ := strconv.ParseFloat(e, 64)

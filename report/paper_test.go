@@ -134,3 +134,43 @@ func countCells(dataset string, row modelKey, column string) int {
 	}
 	return n
 }
+
+// TestNettackSetting: the paper's Nettack cells are compared with the runs
+// of the shipped setting (round(0.65·degree) at the GCN's targets) where a
+// dataset has them, else with the earlier degree + 2 at each model's own
+// targets; runs of any other setting are never compared.
+func TestNettackSetting(t *testing.T) {
+	run := func(dataset, budget string, eps float64, from string, margin float64, seed int) store.Result {
+		p := store.Params{"dataset": dataset, "model": "gcn", "seed": seed, "binary_attr": true,
+			"attack": "nettack", "budget": budget, "targets_from": from}
+		if budget == "epsilon" {
+			p["epsilon"] = []any{eps}
+		}
+		return store.Result{Kind: "targeted", Params: p, Metrics: map[string]any{"mean_margin": margin, "failure_rate": 0.2}}
+	}
+	rs := decodeRows([]store.Result{
+		run("cora_ml", "degree+2", 0, "", -0.99, 0), run("cora_ml", "epsilon", 0.65, "gcn", -0.50, 0),
+		run("cora_ml", "epsilon", 0.5, "gcn", -0.30, 0), run("citeseer", "degree+2", 0, "", -0.90, 0),
+		run("citeseer", "degree+4", 0, "", -0.95, 1),
+	})
+	for _, tc := range []struct {
+		dataset string
+		want    []float64
+	}{{"cora_ml", []float64{-0.50}}, {"citeseer", []float64{-0.90}}} {
+		c, ok := paperValue(tc.dataset, modelKey{Model: "gcn"}, "mean_margin")
+		if !ok {
+			t.Fatalf("no Nettack margin for GCN on %s in paperNumbers", tc.dataset)
+		}
+		if got := ours(rs, c); len(got) != 1 || got[0] != tc.want[0] {
+			t.Errorf("%s: Nettack margin read %v, want %v", tc.dataset, got, tc.want)
+		}
+	}
+	var titles []string
+	for _, tb := range targetedTables(rs) {
+		titles = append(titles, tb.Title)
+	}
+	want := "Nettack: cora_ml (round(0.65·degree) gcn) (paper Table 4)"
+	if !strings.Contains(strings.Join(titles, "\n"), want) || strings.Count(strings.Join(titles, "\n"), "paper Table 4") != 2 {
+		t.Errorf("targeted tables %q: want %q and one paper table per dataset", titles, want)
+	}
+}

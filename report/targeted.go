@@ -6,16 +6,50 @@ import (
 	"strings"
 )
 
-// nettackGap explains the cells of the Nettack table outside the paper's
-// error: what is known about the difference and what was ruled out.
-const nettackGap = "Cells without ✓ are outside the paper's error: on cora_ml our Nettack (the direct attack of the " +
-	"Nettack paper, budget degree + 2, binary attributes) is stronger than the paper's for every model, by 0.3–0.9 in " +
-	"margin, while the ranking of the models is the paper's; so the Soft Medoid GDC gap is one case of a gap common to " +
-	"all rows. Ruled out as causes: target selection (each model's own targets vs GCN's), feature flips (structure and " +
-	"features give GCN the same margin as structure alone), the temperature and the TF-IDF vs binary attributes. The " +
-	"influencer attack (influencers: 5) is weaker than the paper's on GCN (margin +0.30 vs −0.41) and the 2021 " +
-	"follow-up's budget round(0.5·degree) comes closest (−0.35); the 2020 code publishes no Nettack, so the paper's " +
-	"exact setting is not known (README, \"Nettack differs from the paper's table\")."
+// paperNettack lists the targeted settings whose runs answer the paper's
+// Nettack table (Table 4), preferred first. The paper names neither
+// budget nor targets; the first is the shipped nettack.yaml's: the
+// budget round(0.65·degree), calibrated on the GCN row alone, at the 40
+// targets the GCN chooses, so that every model faces the same edges, as the
+// paper's appendix says (docs/reproduce.md, "Nettack"). The second, the
+// Nettack paper's degree + 2 at each model's own targets, is what the kept
+// cora_ml runs were computed with before; a dataset without runs of the
+// first is compared through it.
+var paperNettack = []nettackSetting{
+	{budget: "round(0.65·degree)", from: "gcn", gap: "The paper names neither Nettack's budget nor its targets; this " +
+		"setting fits its GCN row alone and, at the reference's own pretrained models, puts 14 of the 16 cora_ml " +
+		"numbers within: all but RGCN's, which stays outside (not explained; docs/reproduce.md, \"Nettack\")."},
+	{budget: "degree+2", from: "", gap: "Cells without ✓ are outside the paper's error: this is the Nettack paper's " +
+		"budget degree + 2 at each model's own targets, stronger than the paper's attack for every model by " +
+		"0.3–0.9 in margin while the ranking is the paper's. The shipped nettack.yaml now runs round(0.65·degree) at " +
+		"the GCN's targets, which fits the paper's table (docs/reproduce.md, \"Nettack\")."},
+}
+
+// nettackSetting is a targeted setting: the budget as tables label it and
+// the model that chose the targets ("" for each model's own), with what the
+// comparison says of its cells.
+type nettackSetting struct{ budget, from, gap string }
+
+// budgetLabel is the budget of a targeted run as tables label it.
+func budgetLabel(r row) string {
+	if r.Budget == "epsilon" {
+		return fmt.Sprintf("round(%g·degree)", r.Epsilon)
+	}
+	return r.Budget
+}
+
+// paperNettackOf returns the setting whose Nettack runs on dataset answer
+// the paper's table: the first of paperNettack with any such run.
+func paperNettackOf(rs []row, dataset string) (nettackSetting, bool) {
+	for _, s := range paperNettack {
+		for _, r := range ofKind(rs, "targeted") {
+			if r.Dataset == dataset && r.Attack == "nettack" && budgetLabel(r) == s.budget && r.TargetsFrom == s.from {
+				return s, true
+			}
+		}
+	}
+	return nettackSetting{}, false
+}
 
 // targetedTables renders the Nettack table (the paper's Table 4) per
 // dataset and targeted attack from results of kind "targeted": each
@@ -27,10 +61,7 @@ func targetedTables(rs []row) []Table {
 	type group struct{ dataset, attack, budget, from string }
 	by := map[group][]row{}
 	for _, r := range ofKind(rs, "targeted") {
-		g := group{r.Dataset, r.Attack, r.Budget, r.TargetsFrom}
-		if g.budget == "epsilon" {
-			g.budget = fmt.Sprintf("round(%g·degree)", r.Epsilon)
-		}
+		g := group{r.Dataset, r.Attack, budgetLabel(r), r.TargetsFrom}
 		by[g] = append(by[g], r)
 	}
 	var gs []group
@@ -41,8 +72,9 @@ func targetedTables(rs []row) []Table {
 	var out []Table
 	for _, g := range gs {
 		as := by[g]
-		// The paper's numbers are for Nettack in its setup only.
-		paper := g.attack == "nettack" && g.budget == "degree+2" && g.from == ""
+		// The paper's numbers go beside the runs of its setting only.
+		ps, ok := paperNettackOf(rs, g.dataset)
+		paper := ok && g.attack == "nettack" && g.budget == ps.budget && g.from == ps.from
 		who := "each model's own 40 targets"
 		if g.from != "" {
 			who = "the 40 targets chosen by " + modelName(g.from)
@@ -59,7 +91,7 @@ func targetedTables(rs []row) []Table {
 		if paper {
 			t.Title += " (paper Table 4)"
 			t.Header = []string{"model", "margin", "paper", "Δ", "fail. r.", "paper", "Δ"}
-			t.Caption += " Δ is ours − paper, ✓ when within the comparison rule's tolerance 3·√(se_paper² + se_ours²). " + nettackGap
+			t.Caption += " Δ is ours − paper, ✓ when within the comparison rule's tolerance 3·√(se_paper² + se_ours²). " + ps.gap
 		}
 		models := map[modelKey]bool{}
 		for _, r := range as {
