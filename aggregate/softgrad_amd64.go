@@ -195,9 +195,6 @@ func copyStream(dst, src []float32) bool {
 		return false
 	}
 	h := int((32-uintptr(unsafe.Pointer(&dst[0]))%32)%32) / 4 // to a 32-byte boundary
-	if uintptr(unsafe.Pointer(&dst[0]))%4 != 0 {
-		return false
-	}
 	copy(dst[:h], src[:h])
 	m := (n - h) &^ 7
 	copyNTAVX2(&dst[h], &src[h], m)
@@ -206,7 +203,7 @@ func copyStream(dst, src []float32) bool {
 }
 
 //go:noescape
-func gatherRowsAVX2(dst, x *float32, ldx int, rows *int32, m, d int, mask *[8]int32)
+func gatherRowsAVX2(dst, x *float32, ldx int, rows *int32, m, d int)
 
 // gatherRowsAVX2Vec is gatherRows in one call on AVX2 hosts (cora_ml's
 // first Soft Medoid layer, d = 64: −6–9% CPU of a forward+backward against
@@ -244,11 +241,7 @@ func gatherRowsAVX2Vec(dst []float32, x *tensor.Dense, rows []int32) bool {
 			return false // the portable copy fails on it as before (an index panic)
 		}
 	}
-	var mask [8]int32
-	for i := range d % 8 {
-		mask[i] = -1
-	}
-	gatherRowsAVX2(&dst[0], &x.Data[0], d, &rows[0], m, d, &mask)
+	gatherRowsAVX2(&dst[0], &x.Data[0], d, &rows[0], m, d)
 	return true
 }
 

@@ -683,12 +683,11 @@ cntdone:
 	VZEROUPPER
 	RET
 
-// func gatherRowsAVX2(dst, x *float32, ldx int, rows *int32, m, d int, mask *[8]int32)
+// func gatherRowsAVX2(dst, x *float32, ldx int, rows *int32, m, d int)
 //
-// dst[i*d : (i+1)*d] = x[rows[i]*ldx : rows[i]*ldx+d] for i < m: 8 floats
-// at a time, the last d%8 with masked loads and stores (mask: −1 in its
-// first d%8 lanes).
-TEXT ·gatherRowsAVX2(SB), NOSPLIT, $0-56
+// dst[i*d : (i+1)*d] = x[rows[i]*ldx : rows[i]*ldx+d] for i < m, d a
+// multiple of 8: 32 and then 8 floats at a time.
+TEXT ·gatherRowsAVX2(SB), NOSPLIT, $0-48
 	MOVQ    dst+0(FP), DI
 	MOVQ    x+8(FP), SI
 	MOVQ    ldx+16(FP), R8
@@ -696,12 +695,7 @@ TEXT ·gatherRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ    rows+24(FP), R9
 	MOVQ    m+32(FP), BX
 	MOVQ    d+40(FP), CX
-	MOVQ    mask+48(FP), DX
-	VMOVDQU (DX), Y15
-	MOVQ    CX, R10
-	ANDQ    $7, R10
 	MOVQ    CX, R11
-	ANDQ    $-8, R11
 
 grrow:
 	MOVLQSX (R9), AX
@@ -727,20 +721,13 @@ gr32:
 
 gr8:
 	TESTQ   R12, R12
-	JZ      grtail
+	JZ      grnext
 	VMOVUPS (AX), Y0
 	VMOVUPS Y0, (DI)
 	ADDQ    $32, AX
 	ADDQ    $32, DI
 	SUBQ    $8, R12
 	JMP     gr8
-
-grtail:
-	TESTQ      R10, R10
-	JZ         grnext
-	VMASKMOVPS (AX), Y15, Y0
-	VMASKMOVPS Y0, Y15, (DI)
-	LEAQ       (DI)(R10*4), DI
 
 grnext:
 	ADDQ $4, R9

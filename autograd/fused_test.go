@@ -191,11 +191,11 @@ func TestBiasActDropoutReLUSpecialValues(t *testing.T) {
 		thr := int32(math.Round(p * 65536))
 		hg := h.Grad().Data
 		for e, g := range hg {
-			m := dropKeep(dropHash(seed, e/4)>>(16*uint(e%4)), thr, scale)
+			m := tensor.DropKeep(tensor.DropHash(seed, e/4)>>(16*uint(e%4)), thr, scale)
 			if cols%4 != 0 {
 				r, j := e/cols, e%cols
 				q := r * cols
-				m = dropKeep(dropHash(seed, (q+j)/4)>>(16*uint((q+j)%4)), thr, scale)
+				m = tensor.DropKeep(tensor.DropHash(seed, (q+j)/4)>>(16*uint((q+j)%4)), thr, scale)
 			}
 			v := x.Data[e] + b.Data[e%cols]
 			y := math.Float32frombits(math.Float32bits(v) & uint32(int32(^math.Float32bits(v))>>31))

@@ -278,17 +278,17 @@ func (t *Tape) Dropout(x *Var, p float64, seed uint64) *Var {
 	tensor.ParallelChunks((n+3)/4, 1024, func(lo, hi int) {
 		md, od, xd := mask.Data, out.Value.Data, x.Value.Data
 		for q := lo; q < hi; q++ {
-			h := dropHash(seed, q)
+			h := tensor.DropHash(seed, q)
 			e0 := q * 4
 			if e0+4 <= n {
-				m0, m1 := dropKeep(h, thr, scale), dropKeep(h>>16, thr, scale)
-				m2, m3 := dropKeep(h>>32, thr, scale), dropKeep(h>>48, thr, scale)
+				m0, m1 := tensor.DropKeep(h, thr, scale), tensor.DropKeep(h>>16, thr, scale)
+				m2, m3 := tensor.DropKeep(h>>32, thr, scale), tensor.DropKeep(h>>48, thr, scale)
 				md[e0], md[e0+1], md[e0+2], md[e0+3] = m0, m1, m2, m3
 				od[e0], od[e0+1], od[e0+2], od[e0+3] = xd[e0]*m0, xd[e0+1]*m1, xd[e0+2]*m2, xd[e0+3]*m3
 				continue
 			}
 			for e := e0; e < n; e++ {
-				m := dropKeep(h, thr, scale)
+				m := tensor.DropKeep(h, thr, scale)
 				md[e] = m
 				od[e] = xd[e] * m
 				h >>= 16
@@ -307,28 +307,6 @@ func (t *Tape) Dropout(x *Var, p float64, seed uint64) *Var {
 		})
 	}, x)
 	return out
-}
-
-// splitmix64 is a strong 64-bit mixer (Steele et al.), used as a counter-based
-// random number generator.
-func splitmix64(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-// dropHash returns the hash that holds the dropout coins of elements 4q to
-// 4q+3 under seed, 16 bits each, element 4q's in the low bits.
-func dropHash(seed uint64, q int) uint64 {
-	return splitmix64(seed + uint64(q)*0x9e3779b97f4a7c15)
-}
-
-// dropKeep returns the dropout factor of the 16-bit coin in h's low bits:
-// scale where the coin is at least thr (the element is kept), else 0,
-// without a branch (the sign of thr−1−coin selects scale's bits).
-func dropKeep(h uint64, thr int32, scale float32) float32 {
-	return math.Float32frombits(math.Float32bits(scale) & uint32((thr-1-int32(h&0xffff))>>31))
 }
 
 // Sqrt returns √(x + eps) elementwise.

@@ -55,7 +55,7 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 	scale := float32(1 / (1 - p))
 	thr := int32(math.Round(p * 65536))
 	xd, bd, od := x.Value.Data, b.Value.Data, out.Value.Data
-	// Element e's coin is bits 16·(e mod 4) of dropHash(seed, ⌊e/4⌋),
+	// Element e's coin is bits 16·(e mod 4) of tensor.DropHash(seed, ⌊e/4⌋),
 	// as in Dropout; rows are processed whole, so quads are cut by rows only
 	// when C is not a multiple of 4 (then element by element).
 	tensor.Parallel(rows, func(lo, hi int) {
@@ -99,9 +99,9 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 					ms = mask.Data[e0 : e0+c]
 				}
 				for j := 0; j+4 <= c; j += 4 {
-					hq := dropHash(seed, (e0+j)/4)
-					m0, m1 := dropKeep(hq, thr, scale), dropKeep(hq>>16, thr, scale)
-					m2, m3 := dropKeep(hq>>32, thr, scale), dropKeep(hq>>48, thr, scale)
+					hq := tensor.DropHash(seed, (e0+j)/4)
+					m0, m1 := tensor.DropKeep(hq, thr, scale), tensor.DropKeep(hq>>16, thr, scale)
+					m2, m3 := tensor.DropKeep(hq>>32, thr, scale), tensor.DropKeep(hq>>48, thr, scale)
 					o4 := os[j : j+4 : j+4]
 					o4[0] *= m0
 					o4[1] *= m1
@@ -117,9 +117,9 @@ func (t *Tape) BiasActDropout(x, b *Var, act Activation, p float64, seed uint64)
 			for j := range os {
 				e := e0 + j
 				if j == 0 || e%4 == 0 {
-					hsh = dropHash(seed, e/4) >> (16 * uint(e%4))
+					hsh = tensor.DropHash(seed, e/4) >> (16 * uint(e%4))
 				}
-				m := dropKeep(hsh, thr, scale)
+				m := tensor.DropKeep(hsh, thr, scale)
 				hsh >>= 16
 				os[j] *= m
 				if mask != nil {
@@ -259,7 +259,7 @@ func reluDropoutBack(gd, rd, od []float32, off int, seed uint64, thr int32, scal
 		keep := uint32(int32(ob-1)>>31) ^ 0xffffffff
 		if ob > 0x7f800000 && ob < 0x80000000 {
 			e := off + i
-			v *= dropKeep(dropHash(seed, e/4)>>(16*uint(e%4)), thr, scale)
+			v *= tensor.DropKeep(tensor.DropHash(seed, e/4)>>(16*uint(e%4)), thr, scale)
 		} else {
 			v *= scale
 		}

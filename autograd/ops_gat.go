@@ -102,8 +102,8 @@ func (t *Tape) GATAttention(s *Sparse, h *Var, attSrc, attDst []*Var, slope floa
 				if mask != nil {
 					// Dropout's coin for element q of an nnz×1 vector.
 					for q := k0; q < k1; q++ {
-						hs := dropHash(seeds[k], q/4) >> (16 * uint(q%4))
-						mask.Data[q*nh+k] = dropKeep(hs, thr, scale)
+						hs := tensor.DropHash(seeds[k], q/4) >> (16 * uint(q%4))
+						mask.Data[q*nh+k] = tensor.DropKeep(hs, thr, scale)
 					}
 				}
 			}

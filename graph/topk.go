@@ -64,6 +64,12 @@ func (s *topKSelector) selectTopK(row []candidate, k int) []candidate {
 			s.pool = append(s.pool, c)
 		}
 	}
+	return s.fromPool(k, tol)
+}
+
+// fromPool returns the top k of s.pool (every candidate with a value ≥ the
+// k-th largest − tol), by column.
+func (s *topKSelector) fromPool(k int, tol float64) []candidate {
 	if len(s.pool) == k {
 		// No value below the k-th lies within tol of it (the common case):
 		// the pool is the selection whatever regroupTies' order.
@@ -242,10 +248,7 @@ func (s *topKSelector) selectTopKBlock(x [][linalg.CGBlock]float64, b, k int) []
 			s.pool = append(s.pool, candidate{col: int32(j), val: v})
 		}
 	}
-	if len(s.pool) == k {
-		return s.byColumn(s.pool)
-	}
-	return s.byColumn(regroupTies(s.pool, tol)[:k])
+	return s.fromPool(k, tol)
 }
 
 // siftDownMin restores the min-heap order of h below position i.

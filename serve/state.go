@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/rgnn/rgnn/internal/csrrows"
 	"github.com/rgnn/rgnn/tensor"
@@ -17,30 +16,13 @@ type graphState struct {
 	version uint64
 	adj     *tensor.CSR // n×n, symmetric, unweighted, no self loops
 	feats   *tensor.CSR // n×d
-	// unit: every entry of adj is 1 (then adj.Values may be the shared
-	// read-only ones); unitKnown: unit was checked.
+	// unit: every entry of adj is 1 (then adj.Values may be a prefix of
+	// ones); unitKnown: unit was checked.
 	unit, unitKnown bool
-}
-
-// onesBuf is a read-only slice of ones shared by the graph versions whose
-// entries are all 1, so that an update does not copy their values.
-var (
-	onesMu  sync.Mutex
-	onesBuf []float32
-)
-
-// ones returns n ones (shared, read only; capacity n so that an append
-// copies).
-func ones(n int) []float32 {
-	onesMu.Lock()
-	defer onesMu.Unlock()
-	if len(onesBuf) < n {
-		onesBuf = make([]float32, n+n/8)
-		for i := range onesBuf {
-			onesBuf[i] = 1
-		}
-	}
-	return onesBuf[:n:n]
+	// ones: read-only ones, at least as many as adj's entries where
+	// adj.Values is a prefix of them, shared along the version chain so
+	// that an update does not copy the values.
+	ones []float32
 }
 
 // unitValues reports whether every entry of g's adjacency is 1 (checked
@@ -209,8 +191,15 @@ func (b *builder) build(version uint64) *graphState {
 		next = u + 1
 	}
 	copyRows(next, a.Rows)
+	shared := b.base.ones
 	if unit {
-		out.Values = ones(len(out.Indices))
+		if m := len(out.Indices); len(shared) < m {
+			shared = make([]float32, m+m/8) // slack for the next versions' edges
+			for i := range shared {
+				shared[i] = 1
+			}
+		}
+		out.Values = shared[:len(out.Indices):len(out.Indices)] // capacity: an append copies
 	}
 	feats := b.base.feats
 	if len(b.featCols) > 0 {
@@ -226,7 +215,7 @@ func (b *builder) build(version uint64) *graphState {
 		}
 		feats = nf
 	}
-	return &graphState{version: version, adj: out, feats: feats, unit: unit, unitKnown: true}
+	return &graphState{version: version, adj: out, feats: feats, unit: unit, unitKnown: true, ones: shared}
 }
 
 // featureRow turns a dense feature vector of a request into its nonzero
