@@ -37,7 +37,8 @@ func PushFrom(a *tensor.CSR, alpha, eps float64, sources []int, prefetch, keep b
 }
 
 // IndexError reports how the popped-set index differs from the inverse of
-// the rows' popped sets (nil: it is their inverse, entry for entry).
+// the rows' popped sets (nil: it is their inverse, entry for entry); call
+// it after Settle.
 func (d *DynamicPPR) IndexError() error {
 	want := make([][]int32, len(d.poppedBy))
 	for i, ps := range d.popped {

@@ -56,6 +56,10 @@ type DynamicPPR struct {
 	nbrScale           []float64
 	nbrStamp, rowStamp []uint64
 	nbrGen             uint64
+	// settleRows are the rows the last Update recomputed, whose change of
+	// popped set (from settleBefore) poppedBy does not show yet (Settle).
+	settleRows   []int
+	settleBefore [][]int32
 }
 
 // NewDynamicPPR computes the top-k PPR rows of every node of adj (square,
@@ -238,24 +242,10 @@ func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get
 				w = get()
 			}
 			w.push(pg, int(u))
-			popped, mass = popped[:0], mass[:0]
-			if w.dense {
-				for v := range w.node {
-					if p := w.node[v].p; p > 0 {
-						popped = append(popped, int32(v))
-						mass = append(mass, float32(p/pg.keep[v]))
-					}
-				}
-			} else {
-				for _, v := range w.touched {
-					if p := w.node[v].p; p > 0 {
-						popped = append(popped, v)
-						mass = append(mass, float32(p/pg.keep[v]))
-					}
-				}
-			}
+			var cand []candidate
+			popped, mass, cand = w.poppedCandidates(pg, isqrt, popped[:0], mass[:0])
 			if want[u] {
-				emit(int(u), w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk), popped, mass)
+				emit(int(u), w.sel.selectTopK(cand, kk), popped, mass)
 			}
 			for _, l := range leaves {
 				if want[l] {
@@ -267,6 +257,33 @@ func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get
 	})
 }
 
+// poppedCandidates appends to popped and mass the nodes the last push
+// popped (p > 0) and the residual it moved out of each (p/keep, as
+// float32), and returns them with the root's candidates
+// (w.candidates(isqrt, -1, 1, 0): the same entries, in the same order) —
+// one pass over the push state for the three.
+func (w *pushWorker) poppedCandidates(pg *pushGraph, isqrt []float64, popped []int32, mass []float32) ([]int32, []float32, []candidate) {
+	w.row = w.row[:0]
+	if w.dense {
+		for v := range w.node {
+			if p := w.node[v].p; p > 0 {
+				popped = append(popped, int32(v))
+				mass = append(mass, float32(p/pg.keep[v]))
+				w.row = append(w.row, candidate{col: int32(v), val: p * isqrt[v]})
+			}
+		}
+		return popped, mass, w.row
+	}
+	for _, v := range w.touched {
+		if p := w.node[v].p; p > 0 {
+			popped = append(popped, v)
+			mass = append(mass, float32(p/pg.keep[v]))
+			w.row = append(w.row, candidate{col: v, val: p * isqrt[v]})
+		}
+	}
+	return popped, mass, w.row
+}
+
 // Update moves to adj, the current graph with edits that changed the rows
 // (and degrees) of the nodes in changed — the endpoints of added or removed
 // edges — and possibly new nodes appended at the end (rows ≥ Nodes(), which
@@ -274,6 +291,7 @@ func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get
 // returns the recomputed rows, ascending (the new nodes included); the
 // others are unchanged. adj must keep the old nodes' ids.
 func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int, error) {
+	d.Settle()
 	old, oldRun := d.adj, d.run
 	n0, n := old.Rows, adj.Rows
 	if n < n0 {
@@ -395,9 +413,20 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 		before[j] = slices.Clone(d.popped[i])
 	}
 	d.recompute(redo, workers)
-	// The index: each recomputed row leaves the nodes it no longer pops and
-	// joins those it pops now (the sets in any order: stamp marks the old
-	// set's nodes with 2·gen, those popped again with 2·gen+1).
+	d.settleRows, d.settleBefore = slices.Clone(redo), before
+	return redo, nil
+}
+
+// Settle brings the index of popped sets up to date with the rows the last
+// Update recomputed. Update does it first, so calling it is never needed;
+// a caller that has time between updates (a server, once it has served the
+// new rows) calls it then, and the next Update starts with its pushes.
+func (d *DynamicPPR) Settle() {
+	redo, before := d.settleRows, d.settleBefore
+	d.settleRows, d.settleBefore = nil, nil
+	// Each recomputed row leaves the nodes it no longer pops and joins
+	// those it pops now (the sets in any order: stamp marks the old set's
+	// nodes with 2·gen, those popped again with 2·gen+1).
 	for j, i := range redo {
 		a, b := before[j], d.popped[i]
 		d.gen++
@@ -418,7 +447,6 @@ func (d *DynamicPPR) Update(adj *tensor.CSR, changed []int, workers int) ([]int,
 			}
 		}
 	}
-	return redo, nil
 }
 
 // residualMargin is the relative margin of Update's residual test: the

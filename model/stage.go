@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"github.com/rgnn/rgnn/autograd"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -98,4 +100,79 @@ func (m *RGNN) ForwardStagedWith(tp *autograd.Tape, g *Graph, h *tensor.Dense, a
 	c := *m
 	c.agg1 = agg1
 	return c.forwardFrom(tp, g, tp.Const(h), Mode{})
+}
+
+// RowsStaged is implemented by FeatureStaged models that compute the
+// logits of a few nodes from their receptive field alone: a server answers
+// for a handful of nodes of a new graph version without running the layers
+// on every node first.
+type RowsStaged interface {
+	FeatureStaged
+	// ForwardStagedRows returns the logits of the nodes rows (any order)
+	// on g from h = FeatureStage(x): row i is row rows[i] of
+	// ForwardStaged's logits, bit for bit. It runs the model's
+	// aggregations, so it shares ForwardStaged's one-goroutine-at-a-time
+	// rule on one model.
+	ForwardStagedRows(g *Graph, h *tensor.Dense, rows []int) *tensor.Dense
+}
+
+// ForwardStagedRows implements RowsStaged. The second layer of node u
+// aggregates the first layer's outputs at the columns of row u of S, so
+// the first layer runs on the union of those columns (the rows of S that
+// are needed, with their global columns) and the second on rows (their
+// columns renumbered into that union, in the same order, so the top-k
+// selection and its ties are unchanged). Every op is row-wise — an
+// aggregation reads only its row, the bias, ReLU, the product with W₂ and
+// the log-softmax go row by row — so the rows come out as in the whole
+// forward pass. Graphs with edge values on the tape (g.Vals) or a low-rank
+// operator run the whole forward pass and pick the rows.
+func (m *RGNN) ForwardStagedRows(g *Graph, h *tensor.Dense, rows []int) *tensor.Dense {
+	tp := autograd.NoGrad()
+	if g.Vals != nil || g.SVD != nil || g.S == nil || g.S.A.Values == nil {
+		return pickRows(m.ForwardStaged(tp, g, h).Value, rows)
+	}
+	a := g.S.A
+	pos := make(map[int32]int32, 8*len(rows))
+	var need []int32
+	for _, u := range rows {
+		for _, c := range a.Indices[a.Indptr[u]:a.Indptr[u+1]] {
+			if _, ok := pos[c]; !ok {
+				pos[c] = 0
+				need = append(need, c)
+			}
+		}
+	}
+	slices.Sort(need)
+	for i, c := range need {
+		pos[c] = int32(i)
+	}
+	s1 := &tensor.CSR{Rows: len(need), Cols: a.Cols, Indptr: make([]int, 1, len(need)+1)}
+	for _, u := range need {
+		lo, hi := a.Indptr[u], a.Indptr[u+1]
+		s1.Indices = append(s1.Indices, a.Indices[lo:hi]...)
+		s1.Values = append(s1.Values, a.Values[lo:hi]...)
+		s1.Indptr = append(s1.Indptr, len(s1.Indices))
+	}
+	s2 := &tensor.CSR{Rows: len(rows), Cols: len(need), Indptr: make([]int, 1, len(rows)+1)}
+	for _, u := range rows {
+		lo, hi := a.Indptr[u], a.Indptr[u+1]
+		for _, c := range a.Indices[lo:hi] {
+			s2.Indices = append(s2.Indices, pos[c])
+		}
+		s2.Values = append(s2.Values, a.Values[lo:hi]...)
+		s2.Indptr = append(s2.Indptr, len(s2.Indices))
+	}
+	z := tp.AddBias(tp.Aggregate(m.agg1, autograd.NewSparse(s1), nil, tp.Const(h)), tp.Param(m.b1))
+	z = tp.MatMul(tp.ReLU(z), tp.Param(m.w2))
+	z = tp.AddBias(tp.Aggregate(m.agg2, autograd.NewSparse(s2), nil, z), tp.Param(m.b2))
+	return tp.LogSoftmax(z).Value
+}
+
+// pickRows copies the rows of d into a new matrix.
+func pickRows(d *tensor.Dense, rows []int) *tensor.Dense {
+	out := tensor.NewDense(len(rows), d.Cols)
+	for i, u := range rows {
+		copy(out.Row(i), d.Row(u))
+	}
+	return out
 }

@@ -207,6 +207,20 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	row := st.rowOf(req.Nodes)
+	if st.logits == nil { // a lazy version: the layers at these nodes
+		nodes := make([]int, len(req.Nodes))
+		for i, u := range req.Nodes {
+			nodes[i] = int(u)
+		}
+		z, err := st.lazy.rows(nodes)
+		if err != nil {
+			writeErr(w, http.StatusInternalServerError, "", fmt.Sprintf("logits of version %d: %v", st.version, err))
+			return
+		}
+		row = func(i int) []float32 { return z.Row(i) }
+		s.met.lazyNodes.Add(float64(len(nodes)))
+	}
 	// The answer (predictAnswer's JSON, as encoding/json writes it) goes
 	// into a pooled buffer: a request allocates no per-node slices.
 	bp := answerBufs.Get().(*[]byte)
@@ -215,7 +229,7 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	b = append(b, `,"predictions":[`...)
 	var prob [64]float64
 	for i, u := range req.Nodes {
-		z := st.logits.row(int(u))
+		z := row(i)
 		if i > 0 {
 			b = append(b, ',')
 		}

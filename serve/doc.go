@@ -17,7 +17,9 @@
 // Updates reach the logits incrementally where the model allows: the PPRGo
 // models recompute the push-PPR rows an edit reaches (graph.DynamicPPR) and
 // the logits of those rows only; GDC models with a push PPR recompute the
-// rows, then the layers; every other model (exact GDC included) recomputes
+// rows, then the layers — with a robust aggregation lazily: a version is
+// served before its layers run, each prediction computing its own nodes,
+// and the whole table follows once updates pause; every other model (exact GDC included) recomputes
 // everything in the background, while the last consistent version is
 // served. Either way the served logits equal a full computation on the
 // same graph.

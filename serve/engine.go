@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/rgnn/rgnn/aggregate"
 	"github.com/rgnn/rgnn/autograd"
@@ -23,7 +24,18 @@ const (
 	// rows it reaches, then gcn_norm and the layers over the whole graph
 	// (a forward pass, without the diffusion).
 	modePushGDC = "incremental (push-PPR rows; layers on the whole graph)"
+	// modePushGDCRows: modePushGDC for a model.RowsStaged model. A
+	// version is served as soon as its PPR rows are: a prediction runs
+	// the layers at its own nodes (lazyRows), and the layers run on the
+	// whole graph once updates pause (Options.FillDelay).
+	modePushGDCRows = "incremental (push-PPR rows; layers at the requested nodes, on the whole graph once updates pause)"
 )
+
+// Within a stream of updates (rgnn-load's: an update, a prediction at it,
+// the next update) every version of modePushGDCRows is served by lazyRows
+// alone, and no update waits behind a whole-graph forward pass of a
+// version that is already old; once the graph is quiet for
+// Options.FillDelay, the engine fills the table and predictions read it.
 
 // engine keeps the logits of a model on a changing graph. One goroutine at
 // a time calls it.
@@ -46,6 +58,62 @@ type engine struct {
 	// tape keeps the forward's buffers between updates (inference).
 	tape     *autograd.Tape
 	tapeRows int
+	// replicas (modePushGDCRows) are copies of m for lazyRows.
+	replicas *replicaPool
+}
+
+// lazyRows computes the logits of a few nodes of one version whose layers
+// have not run on the whole graph (model.RowsStaged on its diffused graph
+// and feature stage, both immutable), on a replica of the model: safe for
+// concurrent use, beside the engine.
+type lazyRows struct {
+	mg   *model.Graph
+	h    *tensor.Dense
+	pool *replicaPool
+}
+
+// rows returns the logits of nodes (row i: node nodes[i]).
+func (l *lazyRows) rows(nodes []int) (*tensor.Dense, error) {
+	m, err := l.pool.get()
+	if err != nil {
+		return nil, err
+	}
+	defer l.pool.put(m)
+	return m.ForwardStagedRows(l.mg, l.h, nodes), nil
+}
+
+// replicaPool keeps the model replicas that lazyRows use, one per
+// concurrent call, made on demand.
+type replicaPool struct {
+	mu   sync.Mutex
+	free []model.RowsStaged
+	make func() (model.Model, error)
+}
+
+func (p *replicaPool) get() (model.RowsStaged, error) {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		m := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return m, nil
+	}
+	p.mu.Unlock()
+	m, err := p.make()
+	if err != nil {
+		return nil, fmt.Errorf("a replica of the model: %w", err)
+	}
+	r, ok := m.(model.RowsStaged)
+	if !ok {
+		return nil, fmt.Errorf("model %s cannot compute the logits of single nodes", m.Name())
+	}
+	return r, nil
+}
+
+func (p *replicaPool) put(m model.RowsStaged) {
+	p.mu.Lock()
+	p.free = append(p.free, m)
+	p.mu.Unlock()
 }
 
 // distCacheBudget bounds the memory of the first layer's kept distances
@@ -69,14 +137,19 @@ func (c *cachedMedoid) Backward(any, *tensor.Dense, *tensor.Dense, []float32) {
 	panic("serve: the cached aggregation is for inference only")
 }
 
-// newEngine picks how m's logits follow the graph.
-func newEngine(m model.Model, workers int) *engine {
+// newEngine picks how m's logits follow the graph. replica (nil: none)
+// makes copies of m, with its weights, for the lazy rows of
+// modePushGDCRows.
+func newEngine(m model.Model, workers int, replica func() (model.Model, error)) *engine {
 	e := &engine{m: m, mode: modeFull, workers: workers}
 	e.staged, _ = m.(model.FeatureStaged)
 	if _, ok := model.PPRGoParams(m); ok && e.staged != nil {
 		e.mode, e.pprgo = modePushRows, true
 	} else if cfg, ok := model.GDCParams(m); ok && cfg.Eps > 0 && e.staged != nil {
 		e.mode = modePushGDC
+		if _, rows := m.(model.RowsStaged); rows && replica != nil {
+			e.mode, e.replicas = modePushGDCRows, &replicaPool{make: replica}
+		}
 	}
 	return e
 }
@@ -85,7 +158,7 @@ func newEngine(m model.Model, workers int) *engine {
 // first-layer aggregation when its distances fit distCacheBudget.
 func (e *engine) useDistCache(n int) {
 	r, ok := e.m.(*model.RGNN)
-	if e.mode != modePushGDC || !ok {
+	if e.mode != modePushGDC && e.mode != modePushGDCRows || !ok {
 		return
 	}
 	sm, ok := r.FirstAggregation().(*aggregate.SoftKMedoid)
@@ -146,7 +219,7 @@ func (e *engine) forwardOn(tp *autograd.Tape, mg *model.Graph) *tensor.Dense {
 func (e *engine) init(g *graphState) (*logitTable, error) {
 	e.setFeatures(g.feats)
 	switch e.mode {
-	case modePushRows, modePushGDC:
+	case modePushRows, modePushGDC, modePushGDCRows:
 		alpha, eps, k := e.pushParams()
 		d, err := graph.NewDynamicPPR(g.adj, alpha, eps, min(k, g.nodes()), e.workers)
 		if err != nil {
@@ -176,28 +249,50 @@ func (e *engine) fromMatrix() (*logitTable, error) {
 	return tableFrom(e.forward(mg)), nil
 }
 
-// update brings the logits prev (of the engine's last graph) to g, whose
-// rows changed are the only ones that differ (new nodes included); it
-// returns the new logits and how many PPR rows were recomputed (push
-// modes).
-func (e *engine) update(prev *logitTable, g *graphState, changed []int) (*logitTable, int, error) {
+// update brings the logits prev (of the engine's last graph; nil after a
+// lazy version) to g, whose rows changed are the only ones that differ
+// (new nodes included); it returns the new logits — or, in
+// modePushGDCRows, nil and the lazy rows of g (fill computes the table) —
+// and how many PPR rows were recomputed (push modes).
+func (e *engine) update(prev *logitTable, g *graphState, changed []int) (*logitTable, *lazyRows, int, error) {
 	if e.mode == modeFull {
 		t, err := e.init(g)
-		return t, 0, err
+		return t, nil, 0, err
 	}
 	e.setFeatures(g.feats)
 	redo, err := e.dyn.Update(g.adj, changed, e.workers)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
+	}
+	if e.replicas != nil {
+		mg, err := model.DiffusedGraph(e.m, e.dyn.Matrix())
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return nil, &lazyRows{mg: mg, h: e.h, pool: e.replicas}, len(redo), nil
 	}
 	if !e.pprgo {
 		t, err := e.fromMatrix()
-		return t, len(redo), err
+		return t, nil, len(redo), err
 	}
 	// New nodes gave h new rows (setFeatures); the stage is row-wise, so
 	// the other rows kept their values and their logits.
 	logits := e.forward(model.PPRGoGraph(e.dyn.Rows(redo)))
-	return prev.with(redo, logits, g.nodes()), len(redo), nil
+	return prev.with(redo, logits, g.nodes()), nil, len(redo), nil
+}
+
+// settle does what the last update left for later (the push-PPR index:
+// graph.DynamicPPR.Settle), once its version is served.
+func (e *engine) settle() {
+	if e.dyn != nil {
+		e.dyn.Settle()
+	}
+}
+
+// fill runs the layers of a lazy version (the engine's latest) on the
+// whole graph.
+func (e *engine) fill(l *lazyRows) *logitTable {
+	return tableFrom(e.forward(l.mg))
 }
 
 // chunkRows is the number of rows a logitTable copies together: an update

@@ -16,13 +16,17 @@ import (
 	"github.com/rgnn/rgnn/internal/cputime"
 	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/task"
+	"github.com/rgnn/rgnn/tensor"
 )
 
 // TestEngineUpdateCost (RGNN_ENGINE_COST=1, cora_ml in $RGNN_DATA_DIR):
 // random edge additions and removals through the engine of a push model;
 // reports the CPU time per update (the process's own, internal/cputime)
 // and checks the served logits against a full recomputation on the final
-// graph, bit for bit. RGNN_ENGINE_COST_PAIRS=1 edits as rgnn-load's update
+// graph, bit for bit. A model with lazy versions (modePushGDCRows) is timed
+// for the update and the prediction at its endpoints, as a server answers
+// it; the table is then filled (untimed) and the prediction checked
+// against it. RGNN_ENGINE_COST_PAIRS=1 edits as rgnn-load's update
 // workload does: a random absent edge added, removed by the next update.
 // RGNN_ENGINE_COST_PROFILE=F writes a CPU profile of the updates alone (the
 // initial push excluded) to F.<model>.
@@ -52,7 +56,17 @@ func TestEngineUpdateCost(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := &graphState{adj: g.Adj, feats: g.Features}
-			e := newEngine(m, 0)
+			replica := func() (model.Model, error) {
+				r, err := task.Models().New(name, g.Features.Cols, g.NumClasses, model.Options{PPREps: 1e-4, Seed: 1})
+				if err != nil {
+					return nil, err
+				}
+				for i, q := range r.Params() {
+					copy(q.Value.Data, m.Params()[i].Value.Data)
+				}
+				return r, nil
+			}
+			e := newEngine(m, 0, replica)
 			tab, err := e.init(st)
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +88,7 @@ func TestEngineUpdateCost(t *testing.T) {
 				}
 				defer pprof.StopCPUProfile() // on failure; after the updates otherwise
 			}
-			rows, removed := 0, 0
+			rows, removed, fills := 0, 0, 0
 			pairs := os.Getenv("RGNN_ENGINE_COST_PAIRS") != ""
 			var lastU, lastV int32
 			for i := range steps {
@@ -100,13 +114,29 @@ func TestEngineUpdateCost(t *testing.T) {
 				a0 := ms.TotalAlloc
 				c0, _ := cputime.Process()
 				w0 := time.Now()
-				nt, k, err := e.update(tab, next, b.changed())
+				nt, lazy, k, err := e.update(tab, next, b.changed())
 				if err != nil {
 					t.Fatal(err)
+				}
+				var z *tensor.Dense
+				if lazy != nil { // the prediction at the endpoints
+					if z, err = lazy.rows([]int{int(u), int(v)}); err != nil {
+						t.Fatal(err)
+					}
 				}
 				wall += time.Since(w0)
 				c1, _ := cputime.Process()
 				cpu += c1 - c0
+				e.settle() // as the server does once the version is served
+				if lazy != nil {
+					nt = e.fill(lazy)
+					fills++
+					for j, x := range []int32{u, v} {
+						if !slices.Equal(z.Row(j), nt.row(int(x))) {
+							t.Fatalf("update %d: the lazy logits of node %d differ from the table's", i, x)
+						}
+					}
+				}
 				runtime.ReadMemStats(&ms)
 				alloc += ms.TotalAlloc - a0
 				rows += k
@@ -122,9 +152,13 @@ func TestEngineUpdateCost(t *testing.T) {
 				c := &e.agg1.cache
 				t.Logf("first layer: last update reused the distances of %d rows, computed %d (cache %.0f MB)", c.Hits, c.Misses, float64(c.Bytes())/1e6)
 			}
-			t.Logf("%s: %d updates, %.1f CPU-ms and %.1f wall-ms per update, %.0f PPR rows per update (removals %d of them), %.1f MB allocated per update",
+			what := "update"
+			if fills > 0 {
+				what = "update and prediction at the endpoints (the table filled after, not counted)"
+			}
+			t.Logf("%s: %d updates, %.1f CPU-ms and %.1f wall-ms per %s, %.0f PPR rows per update (removals %d of them), %.1f MB allocated per update",
 				name, steps, float64(cpu.Microseconds())/1e3/float64(steps),
-				float64(wall.Microseconds())/1e3/float64(steps), float64(rows)/float64(steps), removed, float64(alloc)/1e6/float64(steps))
+				float64(wall.Microseconds())/1e3/float64(steps), what, float64(rows)/float64(steps), removed, float64(alloc)/1e6/float64(steps))
 			// Full recomputation: a fresh push preprocessing and forward.
 			mg, err := m.Preprocess(st.adj, st.feats)
 			if err != nil {

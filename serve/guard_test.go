@@ -45,6 +45,7 @@ func TestOptionsValidate(t *testing.T) {
 		"max_inflight": func(o *Options) { o.MaxInFlight = 0 },
 		"max_wait":     func(o *Options) { o.MaxWait = -1 },
 		"cert_workers": func(o *Options) { o.CertWorkers = 0 },
+		"fill_delay":   func(o *Options) { o.FillDelay = 0 },
 	} {
 		o := ok
 		f(&o)

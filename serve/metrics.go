@@ -23,6 +23,7 @@ type metrics struct {
 	certAgeVers  prometheus.Gauge
 	certSeconds  prometheus.Histogram
 	alerts       prometheus.Counter
+	lazyNodes    prometheus.Counter
 	nodes, edges prometheus.Gauge
 }
 
@@ -56,11 +57,13 @@ func newMetrics() *metrics {
 		Help: "Duration of a background certificate job.", Buckets: prometheus.ExponentialBuckets(0.5, 2, 14)})
 	m.alerts = prometheus.NewCounter(prometheus.CounterOpts{Name: "rgnn_serve_alerts_total",
 		Help: "Alerts raised: updates near a node whose certified radius they may exceed."})
+	m.lazyNodes = prometheus.NewCounter(prometheus.CounterOpts{Name: "rgnn_serve_lazy_predicted_nodes_total",
+		Help: "Nodes whose logits a prediction computed itself: its version's layers had not run on every node yet (--fill-delay)."})
 	m.nodes = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rgnn_serve_nodes", Help: "Nodes of the latest graph version."})
 	m.edges = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rgnn_serve_edges", Help: "Undirected edges of the latest graph version."})
 	m.certVersion.Set(-1)
 	m.reg.MustRegister(m.latency, m.rejected, m.inflight, m.graphVersion, m.served, m.lagVersions, m.updateLag,
-		m.walSync, m.pprRows, m.certVersion, m.certAge, m.certAgeVers, m.certSeconds, m.alerts, m.nodes, m.edges,
+		m.walSync, m.pprRows, m.certVersion, m.certAge, m.certAgeVers, m.certSeconds, m.alerts, m.lazyNodes, m.nodes, m.edges,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

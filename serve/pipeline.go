@@ -21,10 +21,12 @@ type pending struct {
 	cond   *sync.Cond
 	queue  []update
 	closed bool
+	// wake holds a token after a push or close (for quiet's timed wait).
+	wake chan struct{}
 }
 
 func newPending() *pending {
-	p := &pending{}
+	p := &pending{wake: make(chan struct{}, 1)}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
@@ -34,6 +36,37 @@ func (p *pending) push(u update) {
 	p.queue = append(p.queue, u)
 	p.mu.Unlock()
 	p.cond.Signal()
+	p.poke()
+}
+
+func (p *pending) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// quiet reports whether no update arrives (and the queue is not closed)
+// within d.
+func (p *pending) quiet(d time.Duration) bool {
+	select { // a token from before this call
+	case <-p.wake:
+	default:
+	}
+	p.mu.Lock()
+	busy := len(p.queue) > 0 || p.closed
+	p.mu.Unlock()
+	if busy {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.wake:
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // takeAll waits for updates and returns all of them (nil once closed).
@@ -59,13 +92,15 @@ func (p *pending) close() {
 	p.closed = true
 	p.mu.Unlock()
 	p.cond.Broadcast()
+	p.poke()
 }
 
 // engineLoop brings the logits to the latest acknowledged version, batch by
 // batch: the updates queued meanwhile are applied together (the union of
 // their changed rows against the latest graph), so the served version
 // never falls far behind, and predictions always come from one
-// consistent version.
+// consistent version. A lazy version (modePushGDCRows) is served at once
+// and gets its whole table when updates pause for Options.FillDelay.
 func (s *Server) engineLoop(ctx context.Context) {
 	defer s.bg.Done()
 	go func() {
@@ -86,7 +121,7 @@ func (s *Server) engineLoop(ctx context.Context) {
 		slices.Sort(changed)
 		changed = slices.Compact(changed)
 		prev := s.served.Load()
-		logits, rows, err := s.eng.update(prev.logits, last.g, changed)
+		logits, lazy, rows, err := s.eng.update(prev.logits, last.g, changed)
 		if err != nil {
 			msg := err.Error()
 			s.engErr.Store(&msg)
@@ -99,10 +134,14 @@ func (s *Server) engineLoop(ctx context.Context) {
 		if rows > 0 {
 			s.met.pprRows.Observe(float64(rows))
 		}
-		s.publishServed(&servedState{version: last.g.version, logits: logits, nodes: last.g.nodes()})
+		s.publishServed(&servedState{version: last.g.version, logits: logits, lazy: lazy, nodes: last.g.nodes()})
 		now := time.Now()
 		for _, u := range batch {
 			s.met.updateLag.Observe(now.Sub(u.acked).Seconds())
+		}
+		s.eng.settle()
+		if lazy != nil && s.pending.quiet(time.Duration(s.opts.FillDelay*float64(time.Second))) {
+			s.publishServed(&servedState{version: last.g.version, logits: s.eng.fill(lazy), nodes: last.g.nodes()})
 		}
 	}
 }

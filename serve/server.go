@@ -21,6 +21,7 @@ import (
 
 	"github.com/rgnn/rgnn/certify"
 	"github.com/rgnn/rgnn/data"
+	"github.com/rgnn/rgnn/model"
 	"github.com/rgnn/rgnn/task"
 	"github.com/rgnn/rgnn/tensor"
 )
@@ -43,11 +44,12 @@ type Options struct {
 	MaxWait     float64 `param:"max_wait" help:"seconds a predict with min_version waits at most for that version to be served"`
 	CertWorkers int     `param:"cert_workers" help:"goroutines of the background certificates (they share the cores with the requests)"`
 	Workers     int     `param:"workers" help:"goroutines of the push-PPR updates (0: GOMAXPROCS)"`
+	FillDelay   float64 `param:"fill_delay" help:"push GDC with a robust aggregation: a new version is served as soon as its PPR rows are, each prediction running the layers at its own nodes; once updates pause this many seconds the layers run on every node and predictions read the result"`
 }
 
 // Defaults returns the options with every default set.
 func (Options) Defaults() Options {
-	return Options{Listen: "127.0.0.1:8080", MaxBody: 8 << 20, MaxInFlight: 64, MaxWait: 10, CertWorkers: 1}
+	return Options{Listen: "127.0.0.1:8080", MaxBody: 8 << 20, MaxInFlight: 64, MaxWait: 10, CertWorkers: 1, FillDelay: 0.025}
 }
 
 // Validate checks the options.
@@ -69,6 +71,8 @@ func (o Options) Validate() error {
 		return fieldErr("cert_workers", "must be ≥ 1")
 	case o.Workers < 0:
 		return fieldErr("workers", "must be ≥ 0")
+	case !(o.FillDelay > 0) || math.IsInf(o.FillDelay, 0):
+		return fieldErr("fill_delay", "must be a number of seconds > 0")
 	}
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 		return fieldErr("listen", fmt.Sprintf("%q: want host:port (%v)", o.Listen, err))
@@ -118,11 +122,19 @@ type Server struct {
 	id       GraphID
 }
 
-// servedState is the version whose predictions are answered.
+// servedState is the version whose predictions are answered: its logits
+// table, or (logits nil) its lazy rows, which compute the logits of the
+// nodes asked for.
 type servedState struct {
 	version uint64
 	logits  *logitTable
+	lazy    *lazyRows
 	nodes   int
+}
+
+// rowOf returns the logits of the i-th node of nodes, from the table.
+func (st *servedState) rowOf(nodes []int64) func(i int) []float32 {
+	return func(i int) []float32 { return st.logits.row(int(nodes[i])) }
 }
 
 // New loads the dataset and the model of spec (weights required), replays
@@ -176,7 +188,13 @@ func New(ctx context.Context, spec task.Serve, opts Options, loader *task.Loader
 		}
 	}
 	s.graph.Store(g)
-	s.eng = newEngine(s.trained.Model, opts.Workers)
+	s.eng = newEngine(s.trained.Model, opts.Workers, func() (model.Model, error) {
+		r, err := s.trained.Replica(s.problem)
+		if err != nil {
+			return nil, err
+		}
+		return r.Model, nil
+	})
 	t0 := time.Now()
 	logits, err := s.eng.init(g)
 	if err != nil {

@@ -93,6 +93,22 @@ func NewModel(m Model, p *data.Problem, seed int) (*Trained, error) {
 	return newModel(m, p, seed, nil)
 }
 
+// Replica returns a model of t's spec and seed for problem p (the one t
+// was built for) holding a copy of t's weights: the same logits, with
+// state of its own (a model's aggregations keep buffers between calls, so
+// two goroutines need two models).
+func (t *Trained) Replica(p *data.Problem) (*Trained, error) {
+	if t.Spec.External() {
+		return nil, fmt.Errorf("model %s runs in its own process: it has no replica here", t.Spec.Model)
+	}
+	c, err := newModel(t.Spec, p, t.Seed, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.copyWeights(t)
+	return c, nil
+}
+
 // newModel is NewModel with a preprocessing cache (nil: none) that models
 // built with the same cache share (model.Options.Cache).
 func newModel(m Model, p *data.Problem, seed int, cache *graph.PrepCache) (*Trained, error) {

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -292,6 +293,23 @@ func serverLogits(t *testing.T, s *server, n int, v int) (*tensor.Dense, int) {
 	return d, ans.Version
 }
 
+// lazyNodes reads rgnn_serve_lazy_predicted_nodes_total from /metrics.
+func lazyNodes(t *testing.T, s *server) float64 {
+	t.Helper()
+	_, raw := s.raw(t, "GET", "/metrics", nil)
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "rgnn_serve_lazy_predicted_nodes_total "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no rgnn_serve_lazy_predicted_nodes_total in /metrics")
+	return 0
+}
+
 func maxDiff(a, b *tensor.Dense) float64 {
 	if a.Rows != b.Rows || a.Cols != b.Cols {
 		return math.Inf(1)
@@ -389,26 +407,35 @@ func (s *server) send(t *testing.T, o *op) (int, int) {
 // TestServeIncrementalMatchesFull: after additions, removals and new nodes
 // sent to the server, the logits it serves — updated row by row for the
 // PPRGo models, the PPR rows then the layers for push GDC — equal (within
-// 1e-5) the model's logits computed from scratch on the same graph.
+// 1e-5) the model's logits computed from scratch on the same graph. Push
+// GDC with the Soft Medoid is served node by node until updates pause
+// (--fill-delay): once with a delay no test reaches (every prediction
+// computes its nodes) and once with the default and a pause (the table).
 func TestServeIncrementalMatchesFull(t *testing.T) {
 	for _, c := range []struct {
-		model  string
-		eps    float64
-		mode   string
-		steps  int
-		nodes  bool
-		budget float64
+		name, model string
+		eps         float64
+		mode        string
+		steps       int
+		nodes       bool
+		budget      float64
+		fillDelay   string // "": the default, then a pause before the predictions
+		lazy        bool   // the predictions compute their nodes (lazy metric)
 	}{
-		{"softmedian_pprgo", 0, "incremental (push-PPR rows and their logits)", 16, true, 1e-5},
-		{"pprgo", 0, "incremental (push-PPR rows and their logits)", 8, false, 1e-5},
-		{"sm_gdc", 1e-4, "incremental (push-PPR rows; layers on the whole graph)", 6, true, 1e-5},
+		{"softmedian_pprgo", "softmedian_pprgo", 0, "incremental (push-PPR rows and their logits)", 16, true, 1e-5, "", false},
+		{"pprgo", "pprgo", 0, "incremental (push-PPR rows and their logits)", 8, false, 1e-5, "", false},
+		{"sm_gdc_lazy", "sm_gdc", 1e-4, "incremental (push-PPR rows; layers at the requested nodes, on the whole graph once updates pause)", 6, true, 1e-5, "3600", true},
+		{"sm_gdc_table", "sm_gdc", 1e-4, "incremental (push-PPR rows; layers at the requested nodes, on the whole graph once updates pause)", 6, true, 1e-5, "", false},
 	} {
-		t.Run(c.model, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			m := modelSpec(c.model, c.eps)
 			w := serveModel(t, m)
 			args := []string{"--model", c.model, "--weights", w, "--state", t.TempDir(), "--cert-samples", "0"}
 			if c.eps > 0 {
 				args = append(args, "--ppr-eps", fmt.Sprint(c.eps))
+			}
+			if c.fillDelay != "" {
+				args = append(args, "--fill-delay", c.fillDelay)
 			}
 			s := startServer(t, nil, args...)
 			_, h := s.call(t, "GET", "/v1/health", nil)
@@ -424,8 +451,15 @@ func TestServeIncrementalMatchesFull(t *testing.T) {
 				}
 				last = v
 			}
+			if c.fillDelay == "" {
+				time.Sleep(300 * time.Millisecond) // the default delay, and the fill after it
+			}
 			_, h = s.call(t, "GET", "/v1/health", nil)
+			lazy0 := lazyNodes(t, s)
 			got, v := serverLogits(t, s, int(num(h["nodes"])), last)
+			if n := lazyNodes(t, s) - lazy0; (n > 0) != c.lazy {
+				t.Fatalf("%g nodes computed by the prediction itself (lazy %v)", n, c.lazy)
+			}
 			if v != last {
 				t.Fatalf("served version %d, want %d", v, last)
 			}
