@@ -111,7 +111,7 @@ func TestForwardStagedRows(t *testing.T) {
 			for i := range all {
 				all[i] = n - 1 - i
 			}
-			for _, rows := range [][]int{{0}, {n - 1}, {5, 77, 3, 140, 76}, all} {
+			for _, rows := range [][]int{{0}, {n - 1}, {5, 77, 3, 140, 76}, {9, 9}, all} {
 				got := s.ForwardStagedRows(g, h, rows)
 				if got.Rows != len(rows) || got.Cols != want.Cols {
 					t.Fatalf("%s: %d×%d logits for %d rows, want %d×%d", name, got.Rows, got.Cols, len(rows), len(rows), want.Cols)
