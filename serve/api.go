@@ -207,6 +207,18 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if st.logits == nil && !st.lazy.take(len(req.Nodes)) {
+		// Too many nodes to compute here: the engine fills the table (of
+		// this version, or a later one if updates came meanwhile). Without
+		// min_version the newest table answers at once, if it has the
+		// nodes (its version is in the answer).
+		s.requestFill()
+		if t := st.table; req.MinVersion == nil && t != nil && maxNode(req.Nodes) < int64(t.nodes) {
+			st = t
+		} else if t := s.waitTable(r.Context(), st.version, time.Duration(s.opts.MaxWait*float64(time.Second))); t != nil {
+			st = t
+		}
+	}
 	row := st.rowOf(req.Nodes)
 	if st.logits == nil { // a lazy version: the layers at these nodes
 		nodes := make([]int, len(req.Nodes))
@@ -270,6 +282,15 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 		*bp = b
 		answerBufs.Put(bp)
 	}
+}
+
+// maxNode is the largest id of nodes (not empty).
+func maxNode(nodes []int64) int64 {
+	m := nodes[0]
+	for _, u := range nodes[1:] {
+		m = max(m, u)
+	}
+	return m
 }
 
 var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

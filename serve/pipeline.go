@@ -46,11 +46,17 @@ func (p *pending) poke() {
 	}
 }
 
-// quiet reports whether no update arrives (and the queue is not closed)
-// within d.
-func (p *pending) quiet(d time.Duration) bool {
+// fillNow reports whether to fill a lazy version's table now: true when
+// predictions asked for it (a token in want) or no update arrives (and the
+// queue is not closed) within d; false when one does.
+func (p *pending) fillNow(d time.Duration, want <-chan struct{}) bool {
 	select { // a token from before this call
 	case <-p.wake:
+	default:
+	}
+	select {
+	case <-want:
+		return true
 	default:
 	}
 	p.mu.Lock()
@@ -64,6 +70,8 @@ func (p *pending) quiet(d time.Duration) bool {
 	select {
 	case <-p.wake:
 		return false
+	case <-want:
+		return true
 	case <-t.C:
 		return true
 	}
@@ -100,7 +108,9 @@ func (p *pending) close() {
 // their changed rows against the latest graph), so the served version
 // never falls far behind, and predictions always come from one
 // consistent version. A lazy version (modePushGDCRows) is served at once
-// and gets its whole table when updates pause for Options.FillDelay.
+// and gets its whole table when updates pause for Options.FillDelay, or
+// at once when predictions ask for more nodes than lazyRows should compute
+// (requestFill).
 func (s *Server) engineLoop(ctx context.Context) {
 	defer s.bg.Done()
 	go func() {
@@ -140,8 +150,12 @@ func (s *Server) engineLoop(ctx context.Context) {
 			s.met.updateLag.Observe(now.Sub(u.acked).Seconds())
 		}
 		s.eng.settle()
-		if lazy != nil && s.pending.quiet(time.Duration(s.opts.FillDelay*float64(time.Second))) {
+		if lazy != nil && s.pending.fillNow(time.Duration(s.opts.FillDelay*float64(time.Second)), s.fillWant) {
 			s.publishServed(&servedState{version: last.g.version, logits: s.eng.fill(lazy), nodes: last.g.nodes()})
+			select { // asked for during the fill: answered by it
+			case <-s.fillWant:
+			default:
+			}
 		}
 	}
 }

@@ -113,7 +113,10 @@ type Server struct {
 	served  atomic.Pointer[servedState]
 	smu     sync.Mutex
 	snew    chan struct{} // closed when served moves on (under smu)
-	engErr  atomic.Pointer[string]
+	// fillWant holds a token when predictions want the table of a lazy
+	// version (requestFill).
+	fillWant chan struct{}
+	engErr   atomic.Pointer[string]
 
 	alerts   *alerts // nil: certificates off
 	inflight chan struct{}
@@ -130,6 +133,8 @@ type servedState struct {
 	logits  *logitTable
 	lazy    *lazyRows
 	nodes   int
+	// table (lazy versions) is the newest earlier state with a table.
+	table *servedState
 }
 
 // rowOf returns the logits of the i-th node of nodes, from the table.
@@ -150,7 +155,7 @@ func New(ctx context.Context, spec task.Serve, opts Options, loader *task.Loader
 	}
 	s := &Server{spec: spec, opts: opts, logw: logw, met: newMetrics(), regions: &certify.RegionCache{},
 		inflight: make(chan struct{}, opts.MaxInFlight), started: time.Now(),
-		gnew: make(chan struct{}), snew: make(chan struct{})}
+		gnew: make(chan struct{}), snew: make(chan struct{}), fillWant: make(chan struct{}, 1)}
 	p, err := loader.Problem(ctx, spec.Data, spec.EffectiveSplitSeed())
 	if err != nil {
 		return nil, err
@@ -508,6 +513,13 @@ func (s *Server) publishGraph(g *graphState) {
 
 // publishServed makes st the served version.
 func (s *Server) publishServed(st *servedState) {
+	if st.logits == nil {
+		if prev := s.served.Load(); prev.logits != nil {
+			st.table = prev
+		} else {
+			st.table = prev.table
+		}
+	}
 	s.smu.Lock()
 	s.served.Store(st)
 	close(s.snew)
@@ -515,6 +527,36 @@ func (s *Server) publishServed(st *servedState) {
 	s.smu.Unlock()
 	s.met.served.Set(float64(st.version))
 	s.met.lagVersions.Set(float64(s.graph.Load().version - st.version))
+}
+
+// requestFill asks the engine to fill the table of its lazy version now.
+func (s *Server) requestFill() {
+	select {
+	case s.fillWant <- struct{}{}:
+	default:
+	}
+}
+
+// waitTable returns the first served state of version v or later with its
+// logits table, or nil after wait (or when ctx ends).
+func (s *Server) waitTable(ctx context.Context, v uint64, wait time.Duration) *servedState {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		s.smu.Lock()
+		st, ch := s.served.Load(), s.snew
+		s.smu.Unlock()
+		if st.version >= v && st.logits != nil {
+			return st
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+			return nil
+		case <-ch:
+		}
+	}
 }
 
 // waitServed returns the served state once its version is at least v, or
