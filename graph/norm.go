@@ -32,54 +32,35 @@ func addSelfLoops(a *tensor.CSR, fill float32, withSrc bool) (out *tensor.CSR, s
 	if withSrc {
 		src = make([]int, nnz)
 	}
-	if !withSrc {
-		// The same entries as the loop below, row by row in two copies
-		// around the inserted diagonal entry.
-		m := 0
-		for i := 0; i < n; i++ {
-			lo, hi := a.Indptr[i], a.Indptr[i+1]
-			if has[i] {
-				m += copy(out.Indices[m:], a.Indices[lo:hi])
-				copy(out.Values[m-(hi-lo):], a.Values[lo:hi])
-			} else {
-				cut := lo
-				for cut < hi && int(a.Indices[cut]) < i {
-					cut++
-				}
-				copy(out.Indices[m:], a.Indices[lo:cut])
-				copy(out.Values[m:], a.Values[lo:cut])
-				m += cut - lo
-				out.Indices[m], out.Values[m] = int32(i), fill
-				m++
-				copy(out.Indices[m:], a.Indices[cut:hi])
-				copy(out.Values[m:], a.Values[cut:hi])
-				m += hi - cut
-			}
-			out.Indptr[i+1] = m
-		}
-		return out, nil
-	}
+	// Row by row: the entries before the diagonal, the added diagonal
+	// entry (where the row has none), the entries after it.
 	m := 0
-	put := func(c int32, v float32, k int) {
-		out.Indices[m], out.Values[m] = c, v
+	seg := func(lo, hi int) {
+		copy(out.Indices[m:], a.Indices[lo:hi])
+		copy(out.Values[m:], a.Values[lo:hi])
 		if withSrc {
-			src[m] = k
+			for k := lo; k < hi; k++ {
+				src[m+k-lo] = k
+			}
 		}
-		m++
+		m += hi - lo
 	}
 	for i := 0; i < n; i++ {
 		lo, hi := a.Indptr[i], a.Indptr[i+1]
-		placed := has[i]
-		for k := lo; k < hi; k++ {
-			c := a.Indices[k]
-			if !placed && int(c) > i {
-				put(int32(i), fill, -1)
-				placed = true
+		if has[i] {
+			seg(lo, hi)
+		} else {
+			cut := lo
+			for cut < hi && int(a.Indices[cut]) < i {
+				cut++
 			}
-			put(c, a.Values[k], k)
-		}
-		if !placed {
-			put(int32(i), fill, -1)
+			seg(lo, cut)
+			out.Indices[m], out.Values[m] = int32(i), fill
+			if withSrc {
+				src[m] = -1
+			}
+			m++
+			seg(cut, hi)
 		}
 		out.Indptr[i+1] = m
 	}

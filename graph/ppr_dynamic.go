@@ -242,10 +242,24 @@ func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get
 				w = get()
 			}
 			w.push(pg, int(u))
-			var cand []candidate
-			popped, mass, cand = w.poppedCandidates(pg, isqrt, popped[:0], mass[:0])
+			popped, mass = popped[:0], mass[:0]
+			if w.dense {
+				for v := range w.node {
+					if p := w.node[v].p; p > 0 {
+						popped = append(popped, int32(v))
+						mass = append(mass, float32(p/pg.keep[v]))
+					}
+				}
+			} else {
+				for _, v := range w.touched {
+					if p := w.node[v].p; p > 0 {
+						popped = append(popped, v)
+						mass = append(mass, float32(p/pg.keep[v]))
+					}
+				}
+			}
 			if want[u] {
-				emit(int(u), w.sel.selectTopK(cand, kk), popped, mass)
+				emit(int(u), w.sel.selectTopK(w.candidates(isqrt, -1, 1, 0), kk), popped, mass)
 			}
 			for _, l := range leaves {
 				if want[l] {
@@ -255,33 +269,6 @@ func pushTopKPopped(r *pushRun, want []bool, tasks []int32, kk, workers int, get
 			}
 		}
 	})
-}
-
-// poppedCandidates appends to popped and mass the nodes the last push
-// popped (p > 0) and the residual it moved out of each (p/keep, as
-// float32), and returns them with the root's candidates
-// (w.candidates(isqrt, -1, 1, 0): the same entries, in the same order) —
-// one pass over the push state for the three.
-func (w *pushWorker) poppedCandidates(pg *pushGraph, isqrt []float64, popped []int32, mass []float32) ([]int32, []float32, []candidate) {
-	w.row = w.row[:0]
-	if w.dense {
-		for v := range w.node {
-			if p := w.node[v].p; p > 0 {
-				popped = append(popped, int32(v))
-				mass = append(mass, float32(p/pg.keep[v]))
-				w.row = append(w.row, candidate{col: int32(v), val: p * isqrt[v]})
-			}
-		}
-		return popped, mass, w.row
-	}
-	for _, v := range w.touched {
-		if p := w.node[v].p; p > 0 {
-			popped = append(popped, v)
-			mass = append(mass, float32(p/pg.keep[v]))
-			w.row = append(w.row, candidate{col: v, val: p * isqrt[v]})
-		}
-	}
-	return popped, mass, w.row
 }
 
 // Update moves to adj, the current graph with edits that changed the rows

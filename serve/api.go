@@ -219,8 +219,8 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 			st = t
 		}
 	}
-	row := st.rowOf(req.Nodes)
-	if st.logits == nil { // a lazy version: the layers at these nodes
+	var computed *tensor.Dense // a lazy version's logits of req.Nodes
+	if st.logits == nil {      // the layers at these nodes
 		nodes := make([]int, len(req.Nodes))
 		for i, u := range req.Nodes {
 			nodes[i] = int(u)
@@ -230,7 +230,7 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, http.StatusInternalServerError, "", fmt.Sprintf("logits of version %d: %v", st.version, err))
 			return
 		}
-		row = func(i int) []float32 { return z.Row(i) }
+		computed = z
 		s.met.lazyNodes.Add(float64(len(nodes)))
 	}
 	// The answer (predictAnswer's JSON, as encoding/json writes it) goes
@@ -241,7 +241,12 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	b = append(b, `,"predictions":[`...)
 	var prob [64]float64
 	for i, u := range req.Nodes {
-		z := row(i)
+		var z []float32
+		if computed != nil {
+			z = computed.Row(i)
+		} else {
+			z = st.logits.row(int(u))
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}

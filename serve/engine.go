@@ -26,17 +26,12 @@ const (
 	// (a forward pass, without the diffusion).
 	modePushGDC = "incremental (push-PPR rows; layers on the whole graph)"
 	// modePushGDCRows: modePushGDC for a model.RowsStaged model. A
-	// version is served as soon as its PPR rows are: a prediction runs
-	// the layers at its own nodes (lazyRows), and the layers run on the
-	// whole graph once updates pause (Options.FillDelay).
+	// version is served as soon as its PPR rows are: a small prediction
+	// runs the layers at its own nodes (lazyRows), and the layers run on
+	// the whole graph once updates pause (Options.FillDelay) or larger
+	// predictions ask for it (lazyMaxNodes).
 	modePushGDCRows = "incremental (push-PPR rows; layers at the requested nodes, on the whole graph once updates pause)"
 )
-
-// Within a stream of updates (rgnn-load's: an update, a prediction at it,
-// the next update) every version of modePushGDCRows is served by lazyRows
-// alone, and no update waits behind a whole-graph forward pass of a
-// version that is already old; once the graph is quiet for
-// Options.FillDelay, the engine fills the table and predictions read it.
 
 // engine keeps the logits of a model on a changing graph. One goroutine at
 // a time calls it.

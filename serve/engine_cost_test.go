@@ -15,7 +15,6 @@ import (
 	"github.com/rgnn/rgnn/data"
 	"github.com/rgnn/rgnn/internal/cputime"
 	"github.com/rgnn/rgnn/model"
-	"github.com/rgnn/rgnn/task"
 	"github.com/rgnn/rgnn/tensor"
 )
 
@@ -51,22 +50,8 @@ func TestEngineUpdateCost(t *testing.T) {
 	}
 	for _, name := range models {
 		t.Run(name, func(t *testing.T) {
-			m, err := task.Models().New(name, g.Features.Cols, g.NumClasses, model.Options{PPREps: 1e-4, Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, m := testEngine(t, name, g, model.Options{PPREps: 1e-4, Seed: 1})
 			st := &graphState{adj: g.Adj, feats: g.Features}
-			replica := func() (model.Model, error) {
-				r, err := task.Models().New(name, g.Features.Cols, g.NumClasses, model.Options{PPREps: 1e-4, Seed: 1})
-				if err != nil {
-					return nil, err
-				}
-				for i, q := range r.Params() {
-					copy(q.Value.Data, m.Params()[i].Value.Data)
-				}
-				return r, nil
-			}
-			e := newEngine(m, 0, replica)
 			tab, err := e.init(st)
 			if err != nil {
 				t.Fatal(err)

@@ -22,22 +22,7 @@ func TestLazyRowsConcurrent(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	opts := model.Options{PPREps: 1e-4, Seed: 3}
-	m, err := task.Models().New("sm_gdc", g.Features.Cols, g.NumClasses, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	replica := func() (model.Model, error) {
-		r, err := task.Models().New("sm_gdc", g.Features.Cols, g.NumClasses, opts)
-		if err != nil {
-			return nil, err
-		}
-		for i, q := range r.Params() {
-			copy(q.Value.Data, m.Params()[i].Value.Data)
-		}
-		return r, nil
-	}
-	e := newEngine(m, 0, replica)
+	e, _ := testEngine(t, "sm_gdc", g, model.Options{PPREps: 1e-4, Seed: 3})
 	if e.mode != modePushGDCRows {
 		t.Fatalf("mode %q", e.mode)
 	}
@@ -85,4 +70,25 @@ func TestLazyRowsConcurrent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testEngine builds the model name for g (untrained, seeded by o) and its
+// engine, whose replicas copy its weights as the server's do.
+func testEngine(t *testing.T, name string, g *data.Graph, o model.Options) (*engine, model.Model) {
+	t.Helper()
+	m, err := task.Models().New(name, g.Features.Cols, g.NumClasses, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replica := func() (model.Model, error) {
+		r, err := task.Models().New(name, g.Features.Cols, g.NumClasses, o)
+		if err != nil {
+			return nil, err
+		}
+		for i, q := range r.Params() {
+			copy(q.Value.Data, m.Params()[i].Value.Data)
+		}
+		return r, nil
+	}
+	return newEngine(m, 0, replica), m
 }

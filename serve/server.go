@@ -44,7 +44,7 @@ type Options struct {
 	MaxWait     float64 `param:"max_wait" help:"seconds a predict with min_version waits at most for that version to be served"`
 	CertWorkers int     `param:"cert_workers" help:"goroutines of the background certificates (they share the cores with the requests)"`
 	Workers     int     `param:"workers" help:"goroutines of the push-PPR updates (0: GOMAXPROCS)"`
-	FillDelay   float64 `param:"fill_delay" help:"push GDC with a robust aggregation: a new version is served as soon as its PPR rows are, each prediction running the layers at its own nodes; once updates pause this many seconds the layers run on every node and predictions read the result"`
+	FillDelay   float64 `param:"fill_delay" help:"push GDC with a robust aggregation: a new version is served as soon as its PPR rows are, a prediction of a few nodes running the layers at its own nodes; once updates pause this many seconds (or a larger prediction asks) the layers run on every node and predictions read the result"`
 }
 
 // Defaults returns the options with every default set.
@@ -135,11 +135,6 @@ type servedState struct {
 	nodes   int
 	// table (lazy versions) is the newest earlier state with a table.
 	table *servedState
-}
-
-// rowOf returns the logits of the i-th node of nodes, from the table.
-func (st *servedState) rowOf(nodes []int64) func(i int) []float32 {
-	return func(i int) []float32 { return st.logits.row(int(nodes[i])) }
 }
 
 // New loads the dataset and the model of spec (weights required), replays
@@ -537,38 +532,28 @@ func (s *Server) requestFill() {
 	}
 }
 
-// waitTable returns the first served state of version v or later with its
-// logits table, or nil after wait (or when ctx ends).
-func (s *Server) waitTable(ctx context.Context, v uint64, wait time.Duration) *servedState {
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for {
-		s.smu.Lock()
-		st, ch := s.served.Load(), s.snew
-		s.smu.Unlock()
-		if st.version >= v && st.logits != nil {
-			return st
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-timer.C:
-			return nil
-		case <-ch:
-		}
-	}
-}
-
 // waitServed returns the served state once its version is at least v, or
 // nil after wait (or when ctx ends).
 func (s *Server) waitServed(ctx context.Context, v uint64, wait time.Duration) *servedState {
+	return s.waitFor(ctx, wait, func(st *servedState) bool { return st.version >= v })
+}
+
+// waitTable returns the first served state of version v or later with its
+// logits table, or nil after wait (or when ctx ends).
+func (s *Server) waitTable(ctx context.Context, v uint64, wait time.Duration) *servedState {
+	return s.waitFor(ctx, wait, func(st *servedState) bool { return st.version >= v && st.logits != nil })
+}
+
+// waitFor returns the served state once ok holds for it, or nil after wait
+// (or when ctx ends).
+func (s *Server) waitFor(ctx context.Context, wait time.Duration, ok func(*servedState) bool) *servedState {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		s.smu.Lock()
 		st, ch := s.served.Load(), s.snew
 		s.smu.Unlock()
-		if st.version >= v {
+		if ok(st) {
 			return st
 		}
 		select {
