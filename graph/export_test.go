@@ -83,3 +83,26 @@ func (d *DynamicPPR) PoppedError() error {
 	}
 	return nil
 }
+
+// ExactGDCGroups is ExactGDC (dense: ExactGDCDense's whole S too) with the
+// components grouped up to groupRows rows per solve (< 0: the whole graph
+// in one solve).
+func ExactGDCGroups(a *tensor.CSR, alpha float64, k, groupRows int, dense bool) (*tensor.CSR, []float32, error) {
+	g, err := newDiffusionGraph(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	kk := k
+	if kk < 1 || kk > g.n {
+		kk = g.n
+	}
+	res := newRowResults(g.n, kk)
+	res.groupRows = groupRows
+	if dense {
+		res.dense = make([]float32, g.n*g.n)
+	}
+	if err := g.exactRowsCG(alpha, res); err != nil {
+		return nil, nil, err
+	}
+	return res.csr(), res.dense, nil
+}

@@ -152,6 +152,9 @@ type rowResults struct {
 	dense []float32
 	// tol, if > 0, replaces cgTol (ExactGDCDense).
 	tol float64
+	// groupRows, if not 0, replaces cgGroupRows (< 0: the whole graph in
+	// one solve; the tests compare both).
+	groupRows int
 }
 
 func newRowResults(n, kk int) *rowResults {

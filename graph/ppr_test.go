@@ -396,21 +396,29 @@ func selectTopKBefore(row []candidate, k int) []candidate {
 }
 
 // TestTopKSelectorSameAsBefore: rows in arbitrary column order (columns
-// dense or far apart) with exact ties, ties within tieRel and distinct
-// values select what the previous implementation selected.
+// dense or far apart) with exact ties, ties within tieRel, chains of values
+// each within tieRel of the next, rows mostly of zeros (a small component
+// of a sampled graph) and distinct values select what the previous
+// implementation (regroupTies on the whole pool) selected.
 func TestTopKSelectorSameAsBefore(t *testing.T) {
 	var s topKSelector
 	r := rand.New(rand.NewPCG(7, 9))
-	for trial := range 3000 {
+	for trial := range 6000 {
 		n := 1 + r.IntN(300)
 		row := make([]candidate, n)
+		zeros := trial%3 == 2 // most values 0, some −0 or a rounding's −1e-18
 		for i, c := range r.Perm(4 * n)[:n] {
 			v := r.Float64()
-			switch r.IntN(4) {
+			switch r.IntN(5) {
 			case 0:
 				v = float64(r.IntN(6)) / 8 // exact ties
 			case 1:
 				v = 0.5 + float64(r.IntN(3))*1e-12 // within tieRel of each other
+			case 2:
+				v = 0.25 + float64(r.IntN(8))*4e-10 // chained: runs cut the chain
+			}
+			if zeros && r.IntN(6) > 0 {
+				v = [...]float64{0, 0, 0, math.Copysign(0, -1), -1e-18, 1e-300}[r.IntN(6)]
 			}
 			row[i] = candidate{int32(c * (1 + 999*(trial%2))), v} // odd trials: columns far apart
 		}

@@ -33,6 +33,8 @@ type topKSelector struct {
 	// value of every marked column.
 	mark []uint64
 	val  []float64
+	// high, run and sel are boundaryRun's scratch.
+	high, run, sel []candidate
 }
 
 // selectTopK returns the k entries of row with the largest values, ordered by
@@ -64,18 +66,91 @@ func (s *topKSelector) selectTopK(row []candidate, k int) []candidate {
 			s.pool = append(s.pool, c)
 		}
 	}
-	return s.fromPool(k, tol)
+	return s.fromPool(k, kth, tol)
 }
 
-// fromPool returns the top k of s.pool (every candidate with a value ≥ the
-// k-th largest − tol), by column.
-func (s *topKSelector) fromPool(k int, tol float64) []candidate {
+// fromPool returns the top k of s.pool (every candidate with a value ≥
+// kth − tol, kth the k-th largest value), by column.
+func (s *topKSelector) fromPool(k int, kth, tol float64) []candidate {
 	if len(s.pool) == k {
 		// No value below the k-th lies within tol of it (the common case):
 		// the pool is the selection whatever regroupTies' order.
 		return s.byColumn(s.pool)
 	}
+	if sel, ok := s.boundaryRun(k, kth, tol); ok {
+		return s.byColumn(sel)
+	}
 	return s.byColumn(regroupTies(s.pool, tol)[:k])
+}
+
+// boundaryRun is regroupTies(s.pool, tol)[:k] as a set, without sorting the
+// pool: a row of a small component of a sampled graph has a few positive
+// values and then hundreds or thousands of zeros, all in the pool, and
+// sorting them cost more than its diffusion. The first k positions after
+// regroupTies are the values above the run that holds position k−1 (the
+// boundary run) and that run's members of lowest column. Runs start at the
+// largest value not yet in one and take every value v with start − v ≤
+// tol, so only the values above kth (fewer than k) need sorting to find
+// where the boundary run starts: at the first run start w with w − kth ≤
+// tol (that run holds kth's position), or at kth itself. The tests compare
+// it with regroupTies on exact ties, chained near-ties and zeros.
+func (s *topKSelector) boundaryRun(k int, kth, tol float64) ([]candidate, bool) {
+	if math.IsNaN(kth) || math.IsNaN(tol) {
+		return nil, false
+	}
+	high := s.high[:0]
+	for _, c := range s.pool {
+		if c.val > kth {
+			high = append(high, c)
+		}
+	}
+	s.high = high
+	if len(high) >= k {
+		return nil, false // not the k-th largest: leave it to regroupTies
+	}
+	slices.SortFunc(high, func(a, b candidate) int {
+		if a.val != b.val {
+			return cmp.Compare(b.val, a.val)
+		}
+		return cmp.Compare(a.col, b.col)
+	})
+	start, lo := kth, len(high) // the boundary run's first value and position
+	for i := 0; i < len(high); {
+		w := high[i].val
+		if w-kth <= tol {
+			start, lo = w, i
+			break
+		}
+		j := i + 1
+		for j < len(high) && w-high[j].val <= tol {
+			j++
+		}
+		i = j
+	}
+	sel, run := s.sel[:0], s.run[:0]
+	sorted := true
+	for i, c := range s.pool {
+		switch {
+		case c.val > start:
+			sel = append(sel, c)
+		case start-c.val <= tol:
+			run = append(run, c)
+		}
+		if i > 0 && c.col <= s.pool[i-1].col {
+			sorted = false
+		}
+	}
+	s.sel, s.run = sel, run
+	need := k - lo
+	if len(sel) != lo || len(run) < need {
+		return nil, false // cannot happen; regroupTies decides then
+	}
+	if !sorted && len(run) > need {
+		run = s.byColumn(run) // into s.out, read before byColumn(sel) overwrites it
+	}
+	sel = append(sel, run[:need]...)
+	s.sel = sel
+	return sel, true
 }
 
 // byColumn returns c sorted by column ascending (columns are distinct and
@@ -248,7 +323,7 @@ func (s *topKSelector) selectTopKBlock(x [][linalg.CGBlock]float64, b, k int) []
 			s.pool = append(s.pool, candidate{col: int32(j), val: v})
 		}
 	}
-	return s.fromPool(k, tol)
+	return s.fromPool(k, kth, tol)
 }
 
 // siftDownMin restores the min-heap order of h below position i.
