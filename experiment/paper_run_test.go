@@ -83,8 +83,11 @@ func TestPaperRunMatchesReferenceCode(t *testing.T) {
 	}
 	// The exported RGCN votes certify 3.48, 3.37 and 3.90 under deletion
 	// (seeds 0, 1, 5) with smoothed accuracies of 0.735, 0.728 and 0.794;
-	// the paper prints 3.99 ± 0.08 and 0.802 ± 0.005 (Table 6). Ours (3.91
-	// for seed 0, smoothed accuracy 0.779) follow the paper.
+	// the paper prints 3.99 ± 0.08 and 0.802 ± 0.005 (Table 6). The kept
+	// run's RGCN (3.91 for seed 0, smoothed accuracy 0.779) is the model
+	// before it took the reference's KL term and last σ (model/rgcn.go),
+	// which certifies 3.43 / 0.742 for seed 0 like the export: this
+	// exception goes when the kept run's RGCN cells are re-run.
 	paperInstead := map[cell]float64{{"RGCN", 0, 0.4}: 3.99}
 	var cells []cell
 	for c := range ours {
