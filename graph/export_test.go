@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -105,4 +106,14 @@ func ExactGDCGroups(a *tensor.CSR, alpha float64, k, groupRows int, dense bool) 
 		return nil, nil, err
 	}
 	return res.csr(), res.dense, nil
+}
+
+// CGGroups is the number of groups ExactGDC solves a's components in, up to
+// rows rows each (0: cgGroupRows; 1: a connected graph).
+func CGGroups(a *tensor.CSR, rows int) (int, error) {
+	g, err := newDiffusionGraph(a)
+	if err != nil {
+		return 0, err
+	}
+	return max(1, len(g.cgGroups(cmp.Or(rows, cgGroupRows)))), nil
 }

@@ -138,54 +138,35 @@ func (g *diffusionGraph) exactRowsCG(alpha float64, res *rowResults) error {
 const cgGroupRows = 512
 
 // cgGroups returns the nodes (ascending) of each group of connected
-// components of Â's stored structure: a component of cgGroupRows nodes or
-// more alone, the others packed in order of their smallest node while the
-// group stays within cgGroupRows. A connected graph is one group.
+// components of Â's stored structure (every stored entry an edge, zeros
+// too, as the CG operator reads them): a component of rows nodes or more
+// alone, the others packed in order of their smallest node while the group
+// stays within rows. A connected graph is one group (nil).
 func (g *diffusionGraph) cgGroups(rows int) [][]int32 {
-	n := g.n
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
+	ones := make([]float32, len(g.indices))
+	for e := range ones {
+		ones[e] = 1
 	}
-	find := func(i int32) int32 {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
+	labels, sizes := ConnectedComponents(&tensor.CSR{Rows: g.n, Cols: g.n, Indptr: g.indptr, Indices: g.indices, Values: ones})
+	if len(sizes) <= 1 {
+		return nil
 	}
-	for i := range n {
-		for e := g.indptr[i]; e < g.indptr[i+1]; e++ {
-			a, b := find(int32(i)), find(g.indices[e])
-			if a != b {
-				parent[max(a, b)] = min(a, b) // a component's root is its smallest node
-			}
-		}
-	}
-	size := make([]int, n)
-	for i := range n {
-		size[find(int32(i))]++
-	}
-	group := make([]int32, n) // per root
+	group := make([]int32, len(sizes)) // per component, in order of its smallest node
 	count, fill := 0, rows
-	for i := range n {
-		if parent[i] != int32(i) {
-			continue
-		}
-		if s := size[i]; fill+s > rows || s >= rows {
+	for c, s := range sizes {
+		if fill+s > rows || s >= rows {
 			count++
 			fill = 0
 		}
-		group[i] = int32(count - 1)
-		fill += size[i]
+		group[c] = int32(count - 1)
+		fill += s
 	}
 	if count <= 1 {
 		return nil
 	}
 	groups := make([][]int32, count)
-	for i := range n {
-		c := group[find(int32(i))]
-		groups[c] = append(groups[c], int32(i))
+	for v, c := range labels {
+		groups[group[c]] = append(groups[group[c]], int32(v))
 	}
 	return groups
 }

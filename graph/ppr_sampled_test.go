@@ -97,6 +97,9 @@ func TestExactGDCGroupsSameBits(t *testing.T) {
 		{"cora_ml", 0, 0.8, 4, 0, 0, false},
 	} {
 		a := perturbedOf(t, c.name, c.pAdd, c.pDel, c.seed)
+		if groups, err := graph.CGGroups(a, c.rows); err != nil || groups < 2 {
+			t.Fatalf("%+v: %d groups (%v): the case would not test the grouped solve", c, groups, err)
+		}
 		want, wantS, err := graph.ExactGDCGroups(a, 0.15, c.k, -1, c.dense)
 		if err != nil {
 			t.Fatal(err)
