@@ -50,6 +50,17 @@ func gemmStrided(out []float32, ldc int, a, b []float32, m, k, n, cols int, ws *
 // weightedSumGeneric is weightedSum with tensor.Axpy.
 func weightedSumGeneric(o, x []float32, ldx int, c []float32) {
 	clear(o)
+	if n := len(o); n < 8 {
+		// tensor.Axpy's scalar path (a product, then a sum, each rounded)
+		// inline: a call per row cost more than its n < 8 lanes (a Soft
+		// Medoid layer's output over the classes).
+		for i, ci := range c {
+			for t, v := range x[i*ldx : i*ldx+n] {
+				o[t] += ci * v
+			}
+		}
+		return
+	}
 	for i, ci := range c {
 		tensor.Axpy(o, x[i*ldx:i*ldx+len(o)], ci)
 	}

@@ -1011,3 +1011,48 @@ g6t:
 g6done:
 	VZEROUPPER
 	RET
+
+// func maxIndexAVX2(idx *int32, n int) uint32
+//
+// The largest of idx[0:n] read as unsigned 32-bit values (so a negative
+// index counts as ≥ 2³¹); 0 when n = 0.
+TEXT ·maxIndexAVX2(SB), NOSPLIT, $0-20
+	MOVQ  idx+0(FP), SI
+	MOVQ  n+8(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	XORQ  AX, AX
+
+mx16:
+	CMPQ    CX, $16
+	JLT     mxtail
+	VPMAXUD (SI), Y0, Y0
+	VPMAXUD 32(SI), Y1, Y1
+	ADDQ    $64, SI
+	SUBQ    $16, CX
+	JMP     mx16
+
+mxtail:
+	TESTQ   CX, CX
+	JZ      mxreduce
+	MOVL    (SI), DX
+	CMPL    DX, AX
+	CMOVLHI DX, AX
+	ADDQ    $4, SI
+	DECQ    CX
+	JMP     mxtail
+
+mxreduce:
+	VPMAXUD      Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPMAXUD      X1, X0, X0
+	VPSHUFD      $0x4E, X0, X1
+	VPMAXUD      X1, X0, X0
+	VPSHUFD      $0xB1, X0, X1
+	VPMAXUD      X1, X0, X0
+	VMOVD        X0, DX
+	CMPL         DX, AX
+	CMOVLHI      DX, AX
+	MOVL         AX, ret+16(FP)
+	VZEROUPPER
+	RET
