@@ -40,7 +40,7 @@ that needs one recomputes it.`,
 	c.Flags().Bool("failures", false, "list failed runs instead")
 	c.Flags().Bool("check", false, "verify checksums, database integrity and artifact hashes")
 	addJSONFlag(c)
-	c.AddCommand(newResultsExportCmd(), newResultsImportCmd(), newResultsCompareCmd())
+	c.AddCommand(newResultsExportCmd(), newResultsImportCmd(), newResultsCompareCmd(), newResultsDeleteCmd())
 	return c
 }
 

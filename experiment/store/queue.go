@@ -219,6 +219,13 @@ func (s *Store) Queue(ctx context.Context) ([]QueueEntry, error) {
 	return s.entries(ctx, `ORDER BY priority, enqueued_at, seq`)
 }
 
+// QueueMatching lists the queued runs of every state whose kind,
+// experiment and parameters match f (as [Store.Query] matches results).
+func (s *Store) QueueMatching(ctx context.Context, f Filter) ([]QueueEntry, error) {
+	clause, args := s.filterWhere(f)
+	return s.entries(ctx, clause+` ORDER BY priority, enqueued_at, seq`, args...)
+}
+
 func (s *Store) entries(ctx context.Context, clause string, args ...any) ([]QueueEntry, error) {
 	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT key, kind, experiment, params, state, worker,
 		lease_until - `+s.nowMS()+`, attempts, error FROM queue `+clause), args...)

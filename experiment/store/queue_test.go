@@ -197,3 +197,36 @@ func TestMigrationKeepsRows(t *testing.T) {
 		}
 	})
 }
+
+// TestQueueMatching: the queue is filtered as Query filters results (kind,
+// experiment, parameters; numbers and booleans by value), on both backends.
+func TestQueueMatching(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		s := b.open(t, b.target(t))
+		defer s.Close()
+		var its []QueueItem
+		for i, m := range []string{"gcn", "rgcn", "rgcn"} {
+			p := Params{"model": m, "seed": i, "binary_attr": i == 2}
+			k, _ := Key("certify", p)
+			its = append(its, QueueItem{Key: k, Kind: "certify", Experiment: "e", Params: p})
+		}
+		if _, err := s.Enqueue(bg(), its); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			f    Filter
+			want int
+		}{
+			{Filter{Params: map[string]string{"model": "rgcn"}}, 2},
+			{Filter{Params: map[string]string{"model": "rgcn", "seed": "2.0", "binary_attr": "true"}}, 1},
+			{Filter{Kind: "certify", Experiment: "e"}, 3},
+			{Filter{Kind: "train"}, 0},
+			{Filter{Params: map[string]string{"missing": "1"}}, 0},
+		} {
+			es, err := s.QueueMatching(bg(), c.f)
+			if err != nil || len(es) != c.want {
+				t.Fatalf("%+v: %d entries, want %d (%v)", c.f, len(es), c.want, err)
+			}
+		}
+	})
+}

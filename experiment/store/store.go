@@ -652,6 +652,13 @@ type Filter struct {
 
 // Query returns the results matching f, ordered by kind and finish time.
 func (s *Store) Query(ctx context.Context, f Filter) ([]Result, error) {
+	clause, args := s.filterWhere(f)
+	return s.query(ctx, s.rebind(clause+" ORDER BY kind, finished_at, key"), args...)
+}
+
+// filterWhere is f as a WHERE clause (empty when f is) over the columns
+// kind, experiment and params, which the results and the queue share.
+func (s *Store) filterWhere(f Filter) (string, []any) {
 	var where []string
 	var args []any
 	if f.Kind != "" {
@@ -700,7 +707,7 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Result, error) {
 	if len(where) > 0 {
 		clause = "WHERE " + strings.Join(where, " AND ")
 	}
-	return s.query(ctx, s.rebind(clause+" ORDER BY kind, finished_at, key"), args...)
+	return clause, args
 }
 
 // The same filter in PostgreSQL's JSON functions: a JSON number matches a
