@@ -57,6 +57,10 @@ func (c paperCell) spread() float64 {
 		if o, ok := t6("accuracy"); ok {
 			return o.SE()
 		}
+	case "cert_add_del", "cert_add", "cert_del":
+		if o, ok := t6(c.Column); ok {
+			return o.SE()
+		}
 	case "radius_add", "radius_del":
 		a, okA := t6(map[string]string{"radius_add": "cert_add", "radius_del": "cert_del"}[c.Column])
 		s, okS := t6("smooth_accuracy")
@@ -67,9 +71,14 @@ func (c paperCell) spread() float64 {
 	return 0
 }
 
-// paperValue returns the paper's number for a table's cell.
+// paperValue returns the paper's number for a table's cell: the first
+// table's that has one, except that an accumulated certification is
+// Table 6's (Table 2 prints the same mean without its ±).
 func paperValue(dataset string, row modelKey, column string) (paperCell, bool) {
 	for _, c := range paperNumbers {
+		if c.Table == "Table 2" && strings.HasPrefix(c.Column, "cert_") {
+			continue
+		}
 		if c.Dataset == dataset && c.Row == row && c.Column == column {
 			return c, true
 		}
