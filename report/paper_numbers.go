@@ -16,8 +16,9 @@ import "fmt"
 // those cells take Table 6's standard errors and get the same verdicts.
 
 // paperTables are the paper's tables, a row a model (Table 2 in three
-// parts: its radii, its accuracy column, its accumulated certifications). paperNumbers lists their cells,
-// table by table, dataset by dataset, row by row, column by column.
+// parts: its radii, its accuracy column, its accumulated certifications).
+// paperNumbers lists their cells, table by table, dataset by dataset, row
+// by row, column by column.
 var paperTables = []paperTable{
 	{"Table 2", []string{"radius_add", "radius_del"}, 0, []paperRow{
 		{modelKey{Model: "gcn"}, nums{0.25, 5.37}, nums{0.16, 5.48}, nil},

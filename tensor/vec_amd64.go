@@ -58,9 +58,9 @@ func indicesBelow(idx []int32, rows int) bool {
 // row of x (len(x.Data)/x.Cols of them), which the assembly kernels, reading
 // x's rows at those indices unchecked, need. SpMM has checked the shapes;
 // this guards a CSR whose indices were changed after it was built.
-func checkColumns(op string, a *CSR, lo, hi int, x *Dense) {
+func checkColumns(a *CSR, lo, hi int, x *Dense) {
 	if !indicesBelow(a.Indices[a.Indptr[lo]:a.Indptr[hi]], len(x.Data)/x.Cols) {
-		panic(fmt.Sprintf("%s: a column index of rows [%d, %d) of the %d×%d CSR is outside x's %d rows", op, lo, hi, a.Rows, a.Cols, x.Rows))
+		panic(fmt.Sprintf("tensor.SpMM: a column index of rows [%d, %d) of the %d×%d CSR is outside x's %d rows", lo, hi, a.Rows, a.Cols, x.Rows))
 	}
 }
 
@@ -199,7 +199,7 @@ func spmmRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 	}
 	w := n &^ 7 // the columns in registers when n is not a multiple of 32
 	_ = dst.Data[hi*n-1]
-	checkColumns("tensor.SpMM", a, lo, hi, x)
+	checkColumns(a, lo, hi, x)
 	for i := lo; i < hi; i++ {
 		out := dst.Data[i*n : (i+1)*n]
 		k0, k1 := a.Indptr[i], a.Indptr[i+1]
@@ -384,7 +384,7 @@ func spmmNarrowVec(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) bool {
 	laneMask(mask[:8], n)
 	laneMask(mask[8:], n-8)
 	_ = dst.Data[hi*n-1]
-	checkColumns("tensor.SpMM", a, lo, hi, x)
+	checkColumns(a, lo, hi, x)
 	for i := lo; i < hi; i++ {
 		k0, k1 := a.Indptr[i], a.Indptr[i+1]
 		if k0 == k1 {
@@ -479,7 +479,7 @@ func longRows(a *CSR, x *Dense, lo, hi int) bool {
 // scratch row; they are added at the end as spmmRow32AVX2 adds them.
 func spmmLongRows(dst *Dense, a *CSR, x *Dense, acc bool, lo, hi int) {
 	n := x.Cols
-	checkColumns("tensor.SpMM", a, lo, hi, x)
+	checkColumns(a, lo, hi, x)
 	rows := hi - lo
 	odd := make([]float32, rows*n)
 	next := make([]int, rows) // each row's next entry

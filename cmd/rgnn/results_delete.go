@@ -15,7 +15,6 @@ import (
 
 	"github.com/rgnn/rgnn/experiment"
 	"github.com/rgnn/rgnn/experiment/store"
-
 	"github.com/rgnn/rgnn/report"
 )
 
@@ -81,13 +80,18 @@ func runResultsDelete(c *cobra.Command, _ []string) error {
 		return err
 	}
 	work := slices.Clone(keys)
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		seen[k] = true
+	}
 	force, _ := c.Flags().GetBool("force")
 	for _, q := range queued {
 		if q.State == store.Claimed && q.LeaseLeft > 0 && !force {
 			return fmt.Errorf("results delete: run %s (%s) is being computed by worker %q (lease %s left): stop the grid first, or add --force",
 				q.Key, q.Kind, q.Worker, q.LeaseLeft.Round(time.Second))
 		}
-		if !slices.Contains(work, q.Key) {
+		if !seen[q.Key] {
+			seen[q.Key] = true
 			work = append(work, q.Key)
 		}
 	}
