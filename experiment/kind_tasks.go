@@ -159,8 +159,10 @@ func perturbKind() *Kind {
 // with its training parameters. Adaptive (`adaptive: true`):
 // the attack differentiates the victim itself. Metrics read by the report's
 // global-attack table and accuracy-over-budget figure: clean_acc,
-// perturbed_acc; plus budget, flips, added, removed, attack_seconds, mode.
-// Artifact: perturbed_graph.
+// perturbed_acc; plus budget, flips, added, removed, attack_seconds, mode,
+// and perturbed_nan_logits when the victim's logits on the perturbed graph
+// are NaN as the reference's are (svd_gcn's negative row sum:
+// protocol.Evaluation). Artifact: perturbed_graph.
 func attackKind() *Kind {
 	return withOneBudget(specKind("attack", "global evasion attack (transfer from a surrogate GCN, or adaptive) on a trained model",
 		[]string{"train", "perturb"}, task.Attack{}.Defaults, runAttack))
@@ -224,6 +226,7 @@ func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
 			return nil, err
 		}
 		var acc float64
+		var nanWhy string
 		if s.Poisoning() {
 			// The victim is trained from scratch on the perturbed graph.
 			res, err := s.Train.Run(ctx, p.WithAdj(adj), task.Hooks{})
@@ -231,10 +234,18 @@ func runAttack(ctx context.Context, env *Env, s task.Attack) (*Output, error) {
 				return nil, fmt.Errorf("retraining %s on the perturbed graph: %w", s.Model.Model, err)
 			}
 			acc = res.TestAccuracy
-		} else if acc, err = task.Accuracy(t, p.WithAdj(adj)); err != nil {
-			return nil, err
+		} else {
+			ev, err := task.Evaluate(t, p.WithAdj(adj))
+			if err != nil {
+				return nil, err
+			}
+			acc, nanWhy = ev.Accuracy, ev.NaN
 		}
 		out = &Output{Metrics: map[string]any{"perturbed_acc": acc}, Artifacts: pr.Artifacts}
+		if nanWhy != "" {
+			// As the reference: NaN logits, every node class 0 (model.Graph.ReferenceNaN).
+			out.Metrics["perturbed_nan_logits"] = nanWhy
+		}
 		for _, k := range []string{"budget", "flips", "added", "removed", "attack_seconds", "mode"} {
 			out.Metrics[k] = pr.Metrics[k]
 		}

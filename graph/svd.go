@@ -78,6 +78,19 @@ func NewSVDNorm(l *linalg.LowRank) (*SVDNorm, error) {
 	return &SVDNorm{L: l, Scale: dinv, Op: op}, nil
 }
 
+// NegativeRows counts the rows whose row sum of L + I is negative (or
+// NaN): their scale is NaN, as the reference's pow(−0.5) makes it, and so
+// is every logit of a model on this graph (each row mixes every column).
+func (s *SVDNorm) NegativeRows() int {
+	k := 0
+	for _, d := range s.Scale {
+		if math.IsNaN(d) {
+			k++
+		}
+	}
+	return k
+}
+
 // Dense returns the dense form of the graph: SVDNormAdj(s.L).
 func (s *SVDNorm) Dense() (*tensor.CSR, error) { return SVDNormAdj(s.L) }
 

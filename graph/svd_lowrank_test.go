@@ -81,6 +81,9 @@ func TestSVDNormNegativeRowSum(t *testing.T) {
 	if !math.IsNaN(s.Scale[0]) || !math.IsNaN(s.Op.Diag[1]) {
 		t.Errorf("low-rank scale %v, diagonal %v: want NaN", s.Scale, s.Op.Diag)
 	}
+	if k := s.NegativeRows(); k != 2 {
+		t.Errorf("NegativeRows = %d, want 2", k)
+	}
 	for _, v := range d.Values {
 		if !math.IsNaN(float64(v)) {
 			t.Errorf("dense entries %v: want NaN", d.Values)

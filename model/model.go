@@ -27,6 +27,22 @@ type Graph struct {
 	Extra any
 }
 
+// ReferenceNaN says why a model's logits on g are NaN by the reference's
+// own arithmetic, "" when they must be finite: svd_gcn's graph with a
+// negative row sum of L + I (graph.SVDNorm.NegativeRows), where the
+// reference's logits are NaN too and its argmax predicts class 0 for every
+// node. Evaluations accept such logits; any other non-finite logit is an
+// error.
+func (g *Graph) ReferenceNaN() string {
+	if g == nil || g.SVD == nil {
+		return ""
+	}
+	if k := g.SVD.NegativeRows(); k > 0 {
+		return fmt.Sprintf("the rank-%d SVD graph has %d node(s) with a negative row sum of L + I (NaN scale, as the reference: every node predicted class 0)", g.SVD.L.Rank, k)
+	}
+	return ""
+}
+
 // Mode selects training behaviour (dropout on) and seeds its randomness.
 type Mode struct {
 	Train bool

@@ -214,6 +214,7 @@ func attackTables(rs []row) []Table {
 		t := Table{ID: "global-attacks-" + slugify(d), Title: "Global attacks: " + d,
 			Caption: fmt.Sprintf("Test accuracy under evasion attacks with budget ε (fraction of edges); %s.", overSeeds(as))}
 		t.Header = header
+		nanCells := false
 		for _, mk := range sortedKeys(models) {
 			row := []string{mk.Label()}
 			clean := map[float64]float64{}
@@ -225,14 +226,22 @@ func attackTables(rs []row) []Table {
 			row = append(row, fmtMeanSE(sortedValues(clean), 3))
 			for _, c := range cs {
 				var v []float64
+				mark := ""
 				for _, r := range as {
 					if r.Model == mk && r.Attack == c.attack && r.Epsilon == c.eps {
 						v = append(v, num(r.Metrics, "perturbed_acc"))
+						if _, ok := r.Metrics["perturbed_nan_logits"]; ok {
+							mark, nanCells = " ‡", true
+						}
 					}
 				}
-				row = append(row, fmtMeanSE(v, 3))
+				row = append(row, fmtMeanSE(v, 3)+mark)
 			}
 			t.Rows = append(t.Rows, row)
+		}
+		if nanCells {
+			t.Caption += " ‡: in at least one seed the model's logits on the perturbed graph are NaN, as the reference's are " +
+				"(SVD GCN: the rank-50 approximation has a negative row sum of L + I), and every node is predicted class 0."
 		}
 		out = append(out, t)
 	}

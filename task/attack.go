@@ -292,6 +292,12 @@ func Accuracy(t *Trained, p *data.Problem) (float64, error) {
 	return protocol.EvaluateVictim(t.Model, p, p.Adj)
 }
 
+// Evaluate is Accuracy with the reason, if any, why t's logits on p's graph
+// are NaN as the reference's are (protocol.Evaluation).
+func Evaluate(t *Trained, p *data.Problem) (protocol.Evaluation, error) {
+	return protocol.Evaluate(t.Model, p, p.Adj)
+}
+
 // BudgetSaver keeps each budget of a global attack as soon as it is done
 // (Attack.Run's onBudget): its graph saved into Dir ("": not saved), a
 // line with its flips and accuracies on Log (nil: none). A long run
@@ -314,7 +320,7 @@ func (s *BudgetSaver) Save(r *GlobalResult, b BudgetResult) error {
 	if s.Log != nil {
 		var vs []string
 		for _, v := range b.Victims {
-			vs = append(vs, fmt.Sprintf("%s %.4f", v.Name, v.Accuracy))
+			vs = append(vs, fmt.Sprintf("%s %.4f%s", v.Name, v.Accuracy, nanNote(v)))
 		}
 		fmt.Fprintf(s.Log, "ε=%g done: %d flips in %.1fs; %s\n", b.Epsilon, b.NumFlips, b.Seconds, strings.Join(vs, ", "))
 	}

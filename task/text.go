@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/rgnn/rgnn/attack/protocol"
 )
 
 // WriteGlobal prints a global attack's result as text: the attacked model,
@@ -21,7 +23,7 @@ func WriteGlobal(w io.Writer, res *GlobalResult, files []string) {
 			res.Mode, res.Attack, res.Dataset, res.Seed, res.Loss, res.AttackedModel, res.AttackedClean)
 	}
 	for _, v := range res.Clean {
-		fmt.Fprintf(w, "  clean      %-16s %.4f\n", v.Name, v.Accuracy)
+		fmt.Fprintf(w, "  clean      %-16s %.4f%s\n", v.Name, v.Accuracy, nanNote(v))
 	}
 	for i, b := range res.Budgets {
 		if res.Mode == "poisoning" || res.Mode == "model-free" {
@@ -31,12 +33,21 @@ func WriteGlobal(w io.Writer, res *GlobalResult, files []string) {
 				b.Added, b.Removed, b.Seconds, b.AttackedAccuracy)
 		}
 		for _, v := range b.Victims {
-			fmt.Fprintf(w, "             %-16s %.4f\n", v.Name, v.Accuracy)
+			fmt.Fprintf(w, "             %-16s %.4f%s\n", v.Name, v.Accuracy, nanNote(v))
 		}
 		if i < len(files) {
 			fmt.Fprintf(w, "             saved %s\n", files[i])
 		}
 	}
+}
+
+// nanNote is the text note of a victim whose logits were NaN as the
+// reference's are (protocol.VictimResult.NaN), "" otherwise.
+func nanNote(v protocol.VictimResult) string {
+	if v.NaN == "" {
+		return ""
+	}
+	return " (NaN logits: " + v.NaN + ")"
 }
 
 // WriteTargeted prints a targeted attack's result as text: per target and

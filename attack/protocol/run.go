@@ -49,6 +49,9 @@ type Config struct {
 type VictimResult struct {
 	Name     string  `json:"name"`
 	Accuracy float64 `json:"accuracy"`
+	// NaN says why the victim's logits were NaN, as the reference's are on
+	// such a graph (Evaluation.NaN); "" when they were finite.
+	NaN string `json:"nan_logits,omitempty"`
 }
 
 // BudgetResult is the outcome for one ε.
@@ -130,11 +133,11 @@ func Run(ctx context.Context, cfg Config, p *data.Problem) (*Result, error) {
 		return nil, err
 	}
 	for _, v := range cfg.Victims {
-		acc, err := EvaluateVictim(v.Model, p, p.Adj)
+		ev, err := Evaluate(v.Model, p, p.Adj)
 		if err != nil {
 			return nil, fmt.Errorf("victim %s: %w", v.Name, err)
 		}
-		res.Clean = append(res.Clean, VictimResult{Name: v.Name, Accuracy: acc})
+		res.Clean = append(res.Clean, VictimResult{Name: v.Name, Accuracy: ev.Accuracy, NaN: ev.NaN})
 	}
 	prev := cfg.Prev
 	for _, eps := range cfg.Epsilons {
@@ -261,11 +264,11 @@ func runBudget(ctx context.Context, cfg Config, spec attack.Spec, a attack.Attac
 		br.AttackedAccuracy = ev.Accuracy
 	}
 	for _, v := range cfg.Victims {
-		acc, err := victimAccuracy(ctx, spec, v, p, adj)
+		ev, err := victimAccuracy(ctx, spec, v, p, adj)
 		if err != nil {
 			return BudgetResult{}, fmt.Errorf("victim %s at ε=%v: %w", v.Name, eps, err)
 		}
-		br.Victims = append(br.Victims, VictimResult{Name: v.Name, Accuracy: acc})
+		br.Victims = append(br.Victims, VictimResult{Name: v.Name, Accuracy: ev.Accuracy, NaN: ev.NaN})
 	}
 	return br, nil
 }

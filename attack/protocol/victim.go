@@ -22,16 +22,36 @@ type Victim struct {
 	Train func(ctx context.Context, adj *tensor.CSR) (model.Model, error)
 }
 
-// EvaluateVictim returns m's test accuracy on adj (preprocessing recomputed).
-func EvaluateVictim(m model.Model, p *data.Problem, adj *tensor.CSR) (float64, error) {
-	logits, err := predict(m, adj, p.Features, p.X)
+// Evaluation is a victim's test accuracy on a graph and, when its logits
+// there are NaN by the reference's own arithmetic, why
+// (model.Graph.ReferenceNaN; the accuracy is then the reference's, every
+// node predicted class 0).
+type Evaluation struct {
+	Accuracy float64
+	NaN      string
+}
+
+// Evaluate returns m's test accuracy on adj (preprocessing recomputed).
+// Non-finite logits are an error unless the graph makes them NaN in the
+// reference too (Evaluation.NaN says so).
+func Evaluate(m model.Model, p *data.Problem, adj *tensor.CSR) (Evaluation, error) {
+	logits, g, err := predict(m, adj, p.Features, p.X)
 	if err != nil {
-		return 0, err
+		return Evaluation{}, err
 	}
+	var why string
 	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
-		return 0, err
+		if why = g.ReferenceNaN(); why == "" {
+			return Evaluation{}, err
+		}
 	}
-	return train.Accuracy(logits, p.Labels, p.Test), nil
+	return Evaluation{Accuracy: train.Accuracy(logits, p.Labels, p.Test), NaN: why}, nil
+}
+
+// EvaluateVictim is Evaluate's accuracy.
+func EvaluateVictim(m model.Model, p *data.Problem, adj *tensor.CSR) (float64, error) {
+	e, err := Evaluate(m, p, adj)
+	return e.Accuracy, err
 }
 
 // victimMargins is the probability margin of m at every node on adj.
@@ -46,7 +66,7 @@ func victimMarginsX(m model.Model, p *data.Problem, adj, x *tensor.CSR) ([]float
 	if x != p.Features {
 		xs = autograd.NewSparse(x)
 	}
-	logits, err := predict(m, adj, x, xs)
+	logits, _, err := predict(m, adj, x, xs)
 	if err != nil {
 		return nil, err
 	}
@@ -56,18 +76,20 @@ func victimMarginsX(m model.Model, p *data.Problem, adj, x *tensor.CSR) ([]float
 	return nettack.ProbMargins(logits, p.Labels), nil
 }
 
-// predict returns m's logits on adj with features x (xs: x as an operand):
-// its preprocessing and forward pass, or, for a model outside rgnn
-// (model.Outside), the logits its process sends.
-func predict(m model.Model, adj, x *tensor.CSR, xs *autograd.Sparse) (*tensor.Dense, error) {
+// predict returns m's logits on adj with features x (xs: x as an operand)
+// and the graph its preprocessing made: its preprocessing and forward
+// pass, or, for a model outside rgnn (model.Outside), the logits its
+// process sends (and a nil graph).
+func predict(m model.Model, adj, x *tensor.CSR, xs *autograd.Sparse) (*tensor.Dense, *model.Graph, error) {
 	if o, ok := m.(model.Outside); ok {
-		return o.Logits(adj, x)
+		logits, err := o.Logits(adj, x)
+		return logits, nil, err
 	}
 	g, err := m.Preprocess(adj, x)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return train.Predict(m, g, xs), nil
+	return train.Predict(m, g, xs), g, nil
 }
 
 // checkPoisoning reports victims a poisoning attack cannot retrain.
@@ -86,13 +108,13 @@ func checkPoisoning(spec attack.Spec, victims []Victim) error {
 // victimAccuracy is a victim's test accuracy on the perturbed graph adj:
 // evasion evaluates the trained model (preprocessing recomputed),
 // poisoning trains a fresh model from scratch on adj first.
-func victimAccuracy(ctx context.Context, spec attack.Spec, v Victim, p *data.Problem, adj *tensor.CSR) (float64, error) {
+func victimAccuracy(ctx context.Context, spec attack.Spec, v Victim, p *data.Problem, adj *tensor.CSR) (Evaluation, error) {
 	if !spec.Poisoning {
-		return EvaluateVictim(v.Model, p, adj)
+		return Evaluate(v.Model, p, adj)
 	}
 	m, err := v.Train(ctx, adj)
 	if err != nil {
-		return 0, fmt.Errorf("retraining on the perturbed graph: %w", err)
+		return Evaluation{}, fmt.Errorf("retraining on the perturbed graph: %w", err)
 	}
-	return EvaluateVictim(m, p, adj)
+	return Evaluate(m, p, adj)
 }
