@@ -66,6 +66,10 @@ func TestEvaluateReferenceNaN(t *testing.T) {
 	if want := float64(class0) / float64(len(p.Test)); ev.Accuracy != want {
 		t.Errorf("accuracy %v, want the share of class 0 among the test nodes %v", ev.Accuracy, want)
 	}
+	// Margins have no reference value on such a graph: an error saying why.
+	if _, err := victimMargins(m, p, p.Adj); err == nil || !strings.Contains(err.Error(), "negative row sum") {
+		t.Errorf("margins on a NaN graph: error %v, want one naming the negative row sum", err)
+	}
 	// A finite graph: no note.
 	if ev, err := Evaluate(base, p, p.Adj); err != nil || ev.NaN != "" {
 		t.Errorf("svd_gcn on its own graph: %+v, %v", ev, err)

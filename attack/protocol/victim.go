@@ -66,11 +66,15 @@ func victimMarginsX(m model.Model, p *data.Problem, adj, x *tensor.CSR) ([]float
 	if x != p.Features {
 		xs = autograd.NewSparse(x)
 	}
-	logits, _, err := predict(m, adj, x, xs)
+	logits, g, err := predict(m, adj, x, xs)
 	if err != nil {
 		return nil, err
 	}
 	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
+		if why := g.ReferenceNaN(); why != "" {
+			// The reference's margins are NaN here too: no number to report.
+			return nil, fmt.Errorf("%w: %s, so the probability margins are undefined", err, why)
+		}
 		return nil, err
 	}
 	return nettack.ProbMargins(logits, p.Labels), nil
