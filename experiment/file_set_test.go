@@ -74,6 +74,33 @@ func TestPaperReproduction(t *testing.T) {
 	if _, err := PaperReproduction("../x"); err == nil {
 		t.Error("a path as dataset name: no error")
 	}
+	// Nettack's budget is the fraction of the degree that fits each
+	// dataset's GCN row: 0.65 on cora_ml (nettack.yaml), 1 on citeseer
+	// (nettack_citeseer.yaml).
+	for dataset, want := range map[string]float64{"cora_ml": 0.65, "citeseer": 1} {
+		es, err := PaperReproduction(dataset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range es {
+			runs, err := e.Expand(DefaultKinds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range runs {
+				if r.Kind == "targeted" {
+					n++
+					if r.Params["epsilon"] != want || r.Params["dataset"] != dataset {
+						t.Fatalf("%s: targeted run %s, want epsilon %v", dataset, r.Label(), want)
+					}
+				}
+			}
+		}
+		if n != 24 {
+			t.Errorf("%s: %d targeted runs, want 24 (8 models × 3 seeds)", dataset, n)
+		}
+	}
 }
 
 // TestKeyOmitsLaterDefaults checks that a parameter added to a kind after
