@@ -210,11 +210,15 @@ func (e *engine) setFeatures(f *tensor.CSR) {
 // one (the same shapes while the graph does not grow) and returns a copy of
 // the logits; the others run on a tape of their own.
 func (e *engine) forward(mg *model.Graph) *tensor.Dense {
-	if e.pprgo || mg.S.A.Rows < e.feats.Rows {
+	rows := e.feats.Rows // svd_gcn's low-rank graph (mg.SVD) covers every node
+	if mg.S != nil {
+		rows = mg.S.A.Rows
+	}
+	if e.pprgo || rows < e.feats.Rows {
 		return e.forwardOn(autograd.NoGrad(), mg)
 	}
-	if e.tape == nil || e.tapeRows != mg.S.A.Rows {
-		e.tape, e.tapeRows = autograd.NoGrad(), mg.S.A.Rows
+	if e.tape == nil || e.tapeRows != rows {
+		e.tape, e.tapeRows = autograd.NoGrad(), rows
 	}
 	defer e.tape.Reset()
 	return e.forwardOn(e.tape, mg).Clone()
@@ -249,7 +253,23 @@ func (e *engine) init(g *graphState) (*logitTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tableFrom(e.forward(mg)), nil
+	return e.table(mg)
+}
+
+// table is the logits table of the whole graph mg, refused when a logit is
+// not finite: JSON carries no NaN, and such a version is not served (the
+// previous one stays, /v1/health says why). svd_gcn's graph after an edit
+// can make every logit NaN as the reference's would be (a negative row
+// sum of its rank-50 L + I: model.Graph.ReferenceNaN).
+func (e *engine) table(mg *model.Graph) (*logitTable, error) {
+	z := e.forward(mg)
+	if err := z.CheckFinite(e.m.Name() + " logits"); err != nil {
+		if why := mg.ReferenceNaN(); why != "" {
+			return nil, fmt.Errorf("%w: %s", err, why)
+		}
+		return nil, err
+	}
+	return tableFrom(z), nil
 }
 
 // fromMatrix is the logits of every node from the push PPR matrix.
@@ -262,7 +282,7 @@ func (e *engine) fromMatrix() (*logitTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tableFrom(e.forward(mg)), nil
+	return e.table(mg)
 }
 
 // update brings the logits prev (of the engine's last graph; nil after a
