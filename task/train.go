@@ -260,6 +260,9 @@ type EvalResult struct {
 	NTest        int     `json:"n_test"`
 	NCorrect     int     `json:"n_correct"`
 	Edges        int     `json:"edges"`
+	// NaNLogits says why the model's logits were NaN, as the reference's
+	// are on such a graph (protocol.Evaluation.NaN); "" when finite.
+	NaNLogits string `json:"nan_logits,omitempty"`
 }
 
 // Run evaluates the trained model t on s.Graph (the clean graph when
@@ -270,13 +273,14 @@ func (s Eval) Run(ctx context.Context, p *data.Problem, t *Trained) (*EvalResult
 		return nil, err
 	}
 	q := gr.Problem
-	acc, err := protocol.EvaluateVictim(t.Model, q, q.Adj)
+	ev, err := protocol.Evaluate(t.Model, q, q.Adj)
 	if err != nil {
 		return nil, err
 	}
+	acc := ev.Accuracy
 	return &EvalResult{Dataset: p.Name, Model: t.Spec.Model, SplitSeed: p.SplitSeed, Graph: gr.Path,
 		FeatureFlips: gr.FeatureFlips, TestAccuracy: acc, NTest: len(p.Test),
-		NCorrect: int(acc*float64(len(p.Test)) + 0.5), Edges: q.Adj.Nnz() / 2}, nil
+		NCorrect: int(acc*float64(len(p.Test)) + 0.5), Edges: q.Adj.Nnz() / 2, NaNLogits: ev.NaN}, nil
 }
 
 // Uses lists the options a model reads (model.Spec.Uses).

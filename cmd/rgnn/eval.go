@@ -65,6 +65,9 @@ binary (--binary-attr).`,
 			}
 			fmt.Fprintf(c.OutOrStdout(), "%s on %s (%s, split seed %d): test accuracy %.4f (%d/%d)\n",
 				rep.Model, rep.Dataset, where, rep.SplitSeed, res.TestAccuracy, rep.NCorrect, rep.NTest)
+			if res.NaNLogits != "" {
+				fmt.Fprintf(c.OutOrStdout(), "  NaN logits: %s\n", res.NaNLogits)
+			}
 			return nil
 		},
 	}
