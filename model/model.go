@@ -43,6 +43,19 @@ func (g *Graph) ReferenceNaN() string {
 	return ""
 }
 
+// CheckLogits is z.CheckFinite for the logits of the model name on g,
+// naming the reason when g makes them NaN as the reference's are
+// (ReferenceNaN). g may be nil (a model outside rgnn).
+func (g *Graph) CheckLogits(name string, z *tensor.Dense) error {
+	err := z.CheckFinite(name + " logits")
+	if err != nil {
+		if why := g.ReferenceNaN(); why != "" {
+			return fmt.Errorf("%w: %s", err, why)
+		}
+	}
+	return err
+}
+
 // Mode selects training behaviour (dropout on) and seeds its randomness.
 type Mode struct {
 	Train bool

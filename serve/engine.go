@@ -263,10 +263,7 @@ func (e *engine) init(g *graphState) (*logitTable, error) {
 // sum of its rank-50 L + I: model.Graph.ReferenceNaN).
 func (e *engine) table(mg *model.Graph) (*logitTable, error) {
 	z := e.forward(mg)
-	if err := z.CheckFinite(e.m.Name() + " logits"); err != nil {
-		if why := mg.ReferenceNaN(); why != "" {
-			return nil, fmt.Errorf("%w: %s", err, why)
-		}
+	if err := mg.CheckLogits(e.m.Name(), z); err != nil {
 		return nil, err
 	}
 	return tableFrom(z), nil

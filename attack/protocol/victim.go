@@ -40,7 +40,7 @@ func Evaluate(m model.Model, p *data.Problem, adj *tensor.CSR) (Evaluation, erro
 		return Evaluation{}, err
 	}
 	var why string
-	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
+	if err := g.CheckLogits(m.Name(), logits); err != nil {
 		if why = g.ReferenceNaN(); why == "" {
 			return Evaluation{}, err
 		}
@@ -70,12 +70,8 @@ func victimMarginsX(m model.Model, p *data.Problem, adj, x *tensor.CSR) ([]float
 	if err != nil {
 		return nil, err
 	}
-	if err := logits.CheckFinite(m.Name() + " logits"); err != nil {
-		if why := g.ReferenceNaN(); why != "" {
-			// The reference's margins are NaN here too: no number to report.
-			return nil, fmt.Errorf("%w: %s, so the probability margins are undefined", err, why)
-		}
-		return nil, err
+	if err := g.CheckLogits(m.Name(), logits); err != nil {
+		return nil, err // NaN as the reference's too: no margin to report
 	}
 	return nettack.ProbMargins(logits, p.Labels), nil
 }
